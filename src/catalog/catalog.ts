@@ -1,0 +1,195 @@
+// The merged catalog: fans a list out to every upstream concurrently, merges the parts
+// (merge.ts), paginates with the gateway's own signed cursors, and resolves exposed names
+// back to their upstream. One slow or dead upstream never holds the others: the fan-out
+// waits at most `listDeadlineMs`, then answers with what it has (digest d, g.4).
+import type { GatewayConfig } from '../config/types.ts';
+import type { HeaderParam } from '../headers/annotations.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject } from '../jsonrpc/message.ts';
+import { isJsonObject } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { Logger } from '../logger.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
+import { mergeLists, type CacheScope, type ListKind, type MergedList } from './merge.ts';
+import { LIST_METHOD, PartCache, type Part } from './part-cache.ts';
+import { routeResourceUri, type ResourceRoute } from './resource-routing.ts';
+
+export interface MergedView extends MergedList {
+  version: string;
+  /** Header params of each exposed tool name (tools only). */
+  headerParams: Map<string, readonly HeaderParam[]>;
+  /** Upstreams whose part is missing from this view, with why. */
+  missing: { upstream: string; reason: string }[];
+}
+
+export interface ListPage {
+  items: JsonObject[];
+  nextCursor?: string;
+  ttlMs: number;
+  cacheScope: CacheScope;
+}
+
+export interface Resolved {
+  upstream: Upstream;
+  name: string;
+  item: JsonObject;
+  headerParams: readonly HeaderParam[];
+}
+
+export class Catalog {
+  private readonly cache: PartCache;
+  private readonly byName: Map<string, Upstream>;
+  private readonly memo = new Map<string, { gens: string; view: MergedView }>();
+  private readonly listeners: ((kind: ListKind) => void)[] = [];
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly upstreams: readonly Upstream[],
+    private readonly logger: Logger,
+    private readonly cursorSecret: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.cache = new PartCache(logger, now);
+    this.byName = new Map(upstreams.map((u) => [u.name, u]));
+    for (const u of upstreams) {
+      u.onEvent((ev) => {
+        if (ev.type !== 'list_changed') return;
+        const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
+        for (const k of kinds) this.cache.invalidate(u.name, k);
+        this.changed(kinds[0]!);
+      });
+    }
+  }
+
+  /** Called with the list kind whose merged content may have changed. */
+  onChange(listener: (kind: ListKind) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(kind: ListKind): void {
+    for (const l of this.listeners) l(kind);
+  }
+
+  private offers(u: Upstream, kind: ListKind): boolean {
+    const ident = u.identity();
+    // Before the first successful probe we do not know: ask, the request will tell.
+    return !ident || isJsonObject(ident.capabilities[LIST_METHOD[kind].capability]);
+  }
+
+  async view(kind: ListKind, authContext: string): Promise<MergedView> {
+    const missing: { upstream: string; reason: string }[] = [];
+    const parts = await Promise.all(this.upstreams.map((u) => this.partWithin(u, kind, authContext, missing)));
+    const present = parts.filter((p): p is Part => p !== undefined);
+    const gens = present.map((p) => `${p.upstream}:${p.generation}`).join(',');
+    const memoKey = `${kind}\u0000${authContext}`;
+    const memo = this.memo.get(memoKey);
+    if (memo && memo.gens === gens && missing.length === 0) return { ...memo.view, ttlMs: this.ttl(present) };
+    const merged = mergeLists(
+      kind,
+      present.map((p) => ({ upstream: p.upstream, prefix: this.byName.get(p.upstream)!.config.prefix, items: p.items, ttlMs: p.ttlMs, cacheScope: p.cacheScope })),
+      { separator: this.config.separator, maxNameLength: this.config.maxNameLength },
+    );
+    for (const r of merged.renames) this.logger.warn('name changed while merging', { ...r, kind });
+    const headerParams = new Map<string, readonly HeaderParam[]>();
+    if (kind === 'tools') {
+      for (const [exposed, origin] of merged.index) {
+        const hp = present.find((p) => p.upstream === origin.upstream)?.headerParams?.get(origin.original);
+        if (hp) headerParams.set(exposed, hp);
+      }
+    }
+    const view: MergedView = { ...merged, ttlMs: this.ttl(present), version: listVersion(merged.items), headerParams, missing };
+    if (missing.length === 0) this.memo.set(memoKey, { gens, view });
+    return view;
+  }
+
+  /** Remaining freshness of the merged list: the minimum over its parts (digest g.4). */
+  private ttl(parts: readonly Part[]): number {
+    const t = this.now();
+    return parts.reduce((min, p) => Math.min(min, Math.max(0, p.fetchedAt + p.ttlMs - t)), parts.length ? Number.POSITIVE_INFINITY : 0);
+  }
+
+  private async partWithin(u: Upstream, kind: ListKind, authContext: string, missing: { upstream: string; reason: string }[]): Promise<Part | undefined> {
+    if (!this.offers(u, kind)) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((r) => {
+      timer = setTimeout(() => r('deadline'), this.config.listDeadlineMs);
+    });
+    const res = await Promise.race([this.cache.get(u, kind, authContext), deadline]);
+    clearTimeout(timer);
+    if (res === 'deadline') {
+      const stale = this.cache.lastGood(u.name, kind, authContext);
+      missing.push({ upstream: u.name, reason: `no answer within ${this.config.listDeadlineMs} ms` });
+      this.logger.warn('upstream too slow for list, answering without it', { upstream: u.name, kind, servedStale: !!stale });
+      return stale;
+    }
+    if (!res.ok) {
+      // An upstream that does not implement a list (e.g. -32601) simply contributes nothing.
+      if (res.error.kind === 'upstream_error' && res.error.error.code === -32601) return undefined;
+      missing.push({ upstream: u.name, reason: describeError(res.error) });
+      this.logger.warn('upstream list failed, answering without it', { upstream: u.name, kind, error: describeError(res.error) });
+      return undefined;
+    }
+    return res.value;
+  }
+
+  async page(kind: ListKind, authContext: string, cursor: unknown): Promise<Result<ListPage, GatewayError>> {
+    const view = await this.view(kind, authContext);
+    let offset = 0;
+    if (cursor !== undefined) {
+      if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
+      const pos = decodeCursor(this.cursorSecret, cursor, kind);
+      if (!pos.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${pos.error}` });
+      if (pos.value.version !== view.version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
+      offset = pos.value.offset;
+    }
+    if (offset > view.items.length) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
+    const { page, nextOffset } = paginate(view.items, this.config.limits.pageSize, offset);
+    return ok({
+      items: page,
+      ttlMs: view.ttlMs,
+      cacheScope: view.cacheScope,
+      ...(nextOffset !== undefined ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: nextOffset, version: view.version }) } : {}),
+    });
+  }
+
+  /** Exposed tool/prompt name -> upstream. Refreshes once on a miss: the upstream's list may
+   * have changed without telling us (digest d.5: an unexpected unknown name). */
+  async resolve(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const view = await this.view(kind, authContext);
+      const origin = view.index.get(exposed);
+      if (origin) {
+        const upstream = this.byName.get(origin.upstream)!;
+        const item = view.items.find((i) => i.name === exposed) ?? {};
+        return { upstream, name: origin.original, item, headerParams: view.headerParams.get(exposed) ?? [] };
+      }
+      if (attempt === 0) for (const u of this.upstreams) this.cache.invalidate(u.name, kind);
+    }
+    return undefined;
+  }
+
+  async routeResource(uri: string, authContext: string): Promise<ResourceRoute | undefined> {
+    const [resources, templates] = await Promise.all([this.view('resources', authContext), this.view('resourceTemplates', authContext)]);
+    const owners = [...templates.index.values()].map((o) => ({ upstream: o.upstream, uriTemplate: o.original }));
+    const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);
+    return routeResourceUri(uri, resources.index, owners, withResources);
+  }
+
+  upstream(name: string): Upstream | undefined {
+    return this.byName.get(name);
+  }
+}
+
+export function describeError(e: GatewayError): string {
+  switch (e.kind) {
+    case 'upstream_unavailable':
+      return e.reason;
+    case 'upstream_timeout':
+      return `timed out after ${e.timeoutMs} ms`;
+    case 'upstream_error':
+      return `${e.error.code} ${e.error.message}`;
+    default:
+      return e.kind;
+  }
+}

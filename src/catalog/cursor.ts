@@ -1,0 +1,114 @@
+// The gateway's own opaque cursors for merged lists (spec digest d.4, g.4). The gateway merges
+// whole lists and pages over the result itself, so a cursor carries only the list kind, an
+// offset and the version of the list it was cut from:
+//
+//   base64url(JSON {k, o, v}) + '.' + base64url(HMAC-SHA256(secret, first part)[0..16])
+//
+// The MAC stops a client from forging offsets or replaying a tools cursor on prompts/list; the
+// version detects a list that changed between pages, so the caller can answer -32602 and the
+// client restarts from the beginning (d.5: "if a cursor stops working, drop every cached page").
+// Clients must not parse cursors (d.4); the payload is readable but carries nothing private.
+// An empty cursor "" is valid in the protocol but never issued by us, so it fails to decode.
+//
+// Left to others: the secret (config/, shared by replicas), mapping an error to -32602.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { JsonValue } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+
+export interface CursorPayload {
+  kind: string;
+  offset: number;
+  version: string;
+}
+
+export interface CursorPosition {
+  offset: number;
+  version: string;
+}
+
+export interface Page<T> {
+  page: T[];
+  /** Absent on the last page (d.4: a missing nextCursor is the end). */
+  nextOffset?: number;
+}
+
+const MAC_BYTES = 16;
+export const MIN_SECRET_BYTES = 16;
+/** Far above any cursor we issue; stops parsing of oversized input early. */
+const MAX_CURSOR_LENGTH = 1024;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const VERSION_HEX_CHARS = 16;
+
+export function encodeCursor(secret: Buffer, payload: CursorPayload): string {
+  checkSecret(secret);
+  if (!isOffset(payload.offset)) throw new RangeError(`cursor offset must be a non-negative integer, got ${payload.offset}`);
+  const body = Buffer.from(JSON.stringify({ k: payload.kind, o: payload.offset, v: payload.version }), 'utf8').toString(
+    'base64url',
+  );
+  return `${body}.${mac(secret, body).toString('base64url')}`;
+}
+
+export function decodeCursor(secret: Buffer, cursor: string, kind: string): Result<CursorPosition, string> {
+  checkSecret(secret);
+  if (cursor.length > MAX_CURSOR_LENGTH) return err('cursor too long');
+  const parts = cursor.split('.');
+  if (parts.length !== 2) return err('malformed cursor');
+  const [body, tag] = parts as [string, string];
+  if (!BASE64URL.test(body) || !BASE64URL.test(tag)) return err('malformed cursor');
+
+  // Node's base64url decoder ignores trailing bits, so two strings can decode to the same MAC;
+  // requiring the canonical spelling makes any changed character a failure.
+  const given = Buffer.from(tag, 'base64url');
+  if (given.length !== MAC_BYTES || given.toString('base64url') !== tag) return err('malformed cursor');
+  if (!timingSafeEqual(given, mac(secret, body))) return err('cursor signature mismatch');
+
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    return err('malformed cursor');
+  }
+  if (typeof decoded !== 'object' || decoded === null) return err('malformed cursor');
+  const { k, o, v } = decoded as { k?: unknown; o?: unknown; v?: unknown };
+  if (k !== kind) return err(`cursor is not for ${kind}`);
+  if (!isOffset(o)) return err('cursor offset must be a non-negative integer');
+  if (typeof v !== 'string') return err('cursor has no list version');
+  return ok({ offset: o, version: v });
+}
+
+/** A short digest of the list's canonical JSON: equal lists give equal versions whatever the
+ * key order of their objects, and any change to an item gives a new one. */
+export function listVersion(items: readonly JsonValue[]): string {
+  return createHash('sha256').update(`[${items.map(canonicalJson).join(',')}]`, 'utf8').digest('hex').slice(0, VERSION_HEX_CHARS);
+}
+
+export function paginate<T>(items: readonly T[], pageSize: number, offset: number): Page<T> {
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`pageSize must be a positive integer, got ${pageSize}`);
+  if (!isOffset(offset)) throw new RangeError(`offset must be a non-negative integer, got ${offset}`);
+  const end = offset + pageSize;
+  const page = items.slice(offset, end);
+  return end < items.length ? { page, nextOffset: end } : { page };
+}
+
+/** JSON with object keys sorted at every depth (arrays keep their order: it is meaningful). */
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function mac(secret: Buffer, body: string): Buffer {
+  return createHmac('sha256', secret).update(body, 'utf8').digest().subarray(0, MAC_BYTES);
+}
+
+function checkSecret(secret: Buffer): void {
+  // A short key is a configuration bug, not a bad request.
+  if (secret.length < MIN_SECRET_BYTES) throw new RangeError(`cursor secret must be at least ${MIN_SECRET_BYTES} bytes`);
+}
+
+function isOffset(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

@@ -1,0 +1,130 @@
+// Fetches and caches one list kind of one upstream: every upstream page walked, ttlMs and
+// cacheScope honoured (digest d.5), concurrent fetches shared, and the last good copy
+// served for a while when a refresh fails (d.5: stale data MAY be served when a re-fetch
+// fails). `private` parts are keyed by the caller's authorization context, never shared.
+import type { HeaderParam } from '../headers/annotations.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject } from '../jsonrpc/message.ts';
+import { isJsonObject } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { Logger } from '../logger.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import type { CacheScope, ListKind } from './merge.ts';
+import { filterTools } from './tool-filter.ts';
+
+export interface Part {
+  upstream: string;
+  items: JsonObject[];
+  ttlMs: number;
+  cacheScope: CacheScope;
+  fetchedAt: number;
+  /** Bumped on every successful fetch; merged views are memoised on it. */
+  generation: number;
+  headerParams?: Map<string, readonly HeaderParam[]>;
+}
+
+export const LIST_METHOD: Readonly<Record<ListKind, { method: string; field: string; capability: string }>> = {
+  tools: { method: 'tools/list', field: 'tools', capability: 'tools' },
+  prompts: { method: 'prompts/list', field: 'prompts', capability: 'prompts' },
+  resources: { method: 'resources/list', field: 'resources', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources' },
+};
+
+/** How long past its TTL a part may still stand in for an upstream whose refresh failed. */
+export const STALE_IF_ERROR_MS = 5 * 60_000;
+const MAX_PAGES = 100;
+
+let generations = 0;
+
+export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, logger: Logger): Promise<Result<Part, GatewayError>> {
+  const { method, field } = LIST_METHOD[kind];
+  const items: JsonObject[] = [];
+  let cursor: string | undefined;
+  let ttlMs = Number.POSITIVE_INFINITY;
+  let scope: CacheScope = 'public';
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await upstream.request({ method, params: cursor === undefined ? {} : { cursor }, clientCapabilities: {} });
+    if (!res.ok) return res;
+    const list = res.value[field];
+    if (!Array.isArray(list)) {
+      return err({ kind: 'upstream_unavailable', upstream: upstream.name, reason: `${method} result has no "${field}" array` });
+    }
+    for (const it of list) if (isJsonObject(it)) items.push(it);
+    // Legacy upstreams send no hints: the configured listTtl stands in (digest g.3 step 3).
+    const pageTtl = typeof res.value.ttlMs === 'number' ? Math.max(0, res.value.ttlMs) : upstream.config.listTtlMs;
+    ttlMs = Math.min(ttlMs, pageTtl);
+    if (res.value.cacheScope === 'private') scope = 'private';
+    const next = res.value.nextCursor;
+    if (typeof next !== 'string') break;
+    cursor = next;
+  }
+  const part: Part = { upstream: upstream.name, items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations };
+  if (kind === 'tools') {
+    const filtered = filterTools(items);
+    for (const d of filtered.dropped) {
+      logger.warn('tool left out of tools/list', { upstream: upstream.name, tool: d.tool, reason: d.reason });
+    }
+    part.items = filtered.tools;
+    part.headerParams = filtered.headerParams;
+  }
+  return ok(part);
+}
+
+export class PartCache {
+  private readonly parts = new Map<string, Part>();
+  private readonly inflight = new Map<string, Promise<Result<Part, GatewayError>>>();
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  private key(upstream: string, kind: ListKind, authContext: string, scope: CacheScope): string {
+    return scope === 'private' ? `${upstream}\u0000${kind}\u0000${authContext}` : `${upstream}\u0000${kind}`;
+  }
+
+  private cached(upstream: string, kind: ListKind, authContext: string): Part | undefined {
+    return this.parts.get(this.key(upstream, kind, authContext, 'public')) ?? this.parts.get(this.key(upstream, kind, authContext, 'private'));
+  }
+
+  /** The freshest usable part, fetching when stale. A failure falls back to a stale copy. */
+  async get(upstream: Upstream, kind: ListKind, authContext: string): Promise<Result<Part, GatewayError>> {
+    const hit = this.cached(upstream.name, kind, authContext);
+    const t = this.now();
+    if (hit && t < hit.fetchedAt + hit.ttlMs) return ok(hit);
+    const flightKey = `${upstream.name}\u0000${kind}\u0000${authContext}`;
+    let flight = this.inflight.get(flightKey);
+    if (!flight) {
+      flight = fetchPart(upstream, kind, t, this.logger).then((res) => {
+        this.inflight.delete(flightKey);
+        if (res.ok) {
+          this.invalidate(upstream.name, kind);
+          this.parts.set(this.key(upstream.name, kind, authContext, res.value.cacheScope), res.value);
+        }
+        return res;
+      });
+      this.inflight.set(flightKey, flight);
+    }
+    const res = await flight;
+    if (res.ok) return res;
+    if (hit && t < hit.fetchedAt + hit.ttlMs + STALE_IF_ERROR_MS) {
+      this.logger.warn('serving last good list of a failing upstream', { upstream: upstream.name, kind, error: res.error.kind });
+      return ok(hit);
+    }
+    return res;
+  }
+
+  /** A copy usable without waiting: fresh, or stale within the stale-if-error window. */
+  lastGood(upstream: string, kind: ListKind, authContext: string): Part | undefined {
+    const hit = this.cached(upstream, kind, authContext);
+    return hit && this.now() < hit.fetchedAt + hit.ttlMs + STALE_IF_ERROR_MS ? hit : undefined;
+  }
+
+  /** Makes every cached copy of this upstream's list stale (list_changed). */
+  invalidate(upstream: string, kind: ListKind): void {
+    const prefix = `${upstream}\u0000${kind}`;
+    for (const [k, part] of this.parts) {
+      if (k === prefix || k.startsWith(`${prefix}\u0000`)) part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// `gatehouse serve --config FILE [--host H] [--port N]`: load and validate the config
+// (a bad one exits 2 with every problem listed), start the gateway, drain on SIGTERM/SIGINT,
+// and make sure no stdio child outlives the process.
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { createLogger, type LogLevel } from '../logger.ts';
+import { startGateway } from '../runtime.ts';
+
+export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  let values: { config?: string; host?: string; port?: string };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string', short: 'p' } } }));
+  } catch (e) {
+    process.stderr.write(`gatehouse serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  if (!values.config) {
+    process.stderr.write(`gatehouse serve: --config is required\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`gatehouse serve: --port must be an integer from 0 to 65535, got "${values.port}"\n`);
+      return 2;
+    }
+  }
+  const logger = createLogger({ level: (process.env.GATEHOUSE_LOG_LEVEL as LogLevel | undefined) ?? 'info' });
+  let config;
+  try {
+    config = loadConfig(values.config, process.env, { ...(values.host ? { host: values.host } : {}), ...(port !== undefined ? { port } : {}) });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gatehouse: invalid config\n${e.format()}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  let gateway;
+  try {
+    gateway = await startGateway(config, logger);
+  } catch (e) {
+    process.stderr.write(`gatehouse: cannot listen on ${config.listen.host}:${config.listen.port}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const running = gateway;
+  process.on('exit', () => running.killChildren());
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info('shutting down', { signal });
+      const force = setTimeout(() => {
+        running.killChildren();
+        process.exit(1);
+      }, 10_000);
+      force.unref();
+      void running.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

@@ -1,0 +1,236 @@
+// JSON Schema (2020-12) of the user-facing gateway YAML. It is published as
+// schema/gatehouse.schema.json for editors (`# yaml-language-server: $schema=...`); a test
+// keeps that file equal to this const. Shape only: the checks a schema cannot say
+// (unique names and prefixes, secret length, URL scheme after ${ENV} interpolation) are in
+// check-config.ts.
+//
+// `errorMessage` is a non-standard annotation (VS Code's JSON service shows it, and
+// schema-issues.ts uses it): when present, it replaces the generic message for every
+// failing keyword of the schema object it sits in.
+
+import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
+
+export const UPSTREAM_KIND_MESSAGE =
+  'upstream must have exactly one of `url` (HTTP) or `command` (stdio)';
+
+const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
+// RFC 9110 section 5.6.2 `token`: anything else is rejected by undici at request time.
+const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+function duration(description: string, fallback: string): Record<string, unknown> {
+  return { description: `${description} Default ${fallback}.`, default: fallback, $ref: '#/$defs/duration' };
+}
+
+function positiveInt(description: string, fallback: number): Record<string, unknown> {
+  return { description: `${description} Default ${fallback}.`, default: fallback, type: 'integer', minimum: 1 };
+}
+
+// Keys of the other transport, rejected by name so the message says why.
+function onlyFor(kind: string, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    keys.map((key) => [
+      key,
+      {
+        description: `Not allowed here: applies only to ${kind} upstreams.`,
+        not: {},
+        errorMessage: `"${key}" applies only to ${kind} upstreams`,
+      },
+    ]),
+  );
+}
+
+export const CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'Gatehouse gateway config',
+  description:
+    'Gatehouse: one MCP endpoint in front of many upstream MCP servers. String values may use ${VAR}, ${VAR:-default}; $${ writes a literal ${.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['upstreams'],
+  properties: {
+    listen: {
+      description: 'Where the gateway serves its MCP endpoint.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        host: { description: 'Interface to bind. Default 127.0.0.1.', default: '127.0.0.1', type: 'string', minLength: 1 },
+        port: { description: 'TCP port; 0 picks a free one. Default 8080.', default: 8080, type: 'integer', minimum: 0, maximum: 65535 },
+        path: {
+          description: 'URL path of the MCP endpoint. Default /mcp.',
+          default: '/mcp',
+          type: 'string',
+          pattern: '^/',
+          errorMessage: 'expected a path starting with "/"',
+        },
+      },
+    },
+    separator: {
+      description:
+        'Between an upstream prefix and a tool or prompt name (`weather__forecast`). Characters MCP allows in tool names. Default "__".',
+      default: '__',
+      type: 'string',
+      minLength: 1,
+      pattern: '^[A-Za-z0-9_.-]+$',
+      errorMessage: 'expected a non-empty string of letters, digits, "_", "-" or "."',
+    },
+    maxNameLength: positiveInt('Longest prefixed name the gateway exposes.', 64),
+    allowedOrigins: {
+      description:
+        'Origins (scheme://host[:port]) allowed besides same-host loopback ones; "*" allows any. Default [].',
+      default: [],
+      type: 'array',
+      uniqueItems: true,
+      items: {
+        description: 'An origin such as https://app.example.com, or "*".',
+        type: 'string',
+        pattern: '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^/\\s]+)$',
+        errorMessage: 'expected an origin like "https://app.example.com" (no path) or "*"',
+      },
+    },
+    limits: {
+      description: 'Request size limits and list pagination.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBodyBytes: positiveInt('Largest request body accepted, in bytes.', 4_194_304),
+        maxHeaderBytes: positiveInt('Largest total request header size, in bytes.', 16_384),
+        maxHeaderCount: positiveInt('Most request headers accepted.', 100),
+        pageSize: positiveInt("Items per page of the gateway's merged lists.", 500),
+      },
+    },
+    listDeadline: duration('How long a list fan-out waits for slow upstreams before answering without them.', '5s'),
+    sessions: {
+      description: 'Legacy-era (2025-11-25) sessions, sealed inside Mcp-Session-Id.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        secret: {
+          description:
+            'A 32-byte key as 64 hex characters or base64 (`openssl rand -hex 32`). Unset or empty: random per process, so sessions do not survive restarts or span replicas.',
+          type: 'string',
+        },
+        idleTimeout: duration('A session unused this long expires.', '1h'),
+      },
+    },
+    upstreams: {
+      description: 'The MCP servers behind the gateway.',
+      type: 'array',
+      items: { $ref: '#/$defs/upstream' },
+    },
+  },
+  $defs: {
+    duration: {
+      description: 'A duration: "500ms", "30s", "5m", "1h", or an integer of milliseconds.',
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: MAX_DURATION_MS,
+      pattern: DURATION_PATTERN,
+      errorMessage: 'expected a duration like "30s" or a number of milliseconds',
+    },
+    upstream: {
+      description: 'One upstream MCP server: Streamable HTTP (`url`) or stdio (`command`).',
+      type: 'object',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: {
+          description: 'Unique name; also the default prefix.',
+          type: 'string',
+          pattern: NAME_PATTERN,
+          errorMessage: 'expected a name of letters, digits, "_" and "-" that starts with a letter or digit',
+        },
+        prefix: {
+          description: 'Prefix for this upstream\'s names instead of `name`; "" for none.',
+          type: 'string',
+          pattern: '^([A-Za-z0-9][A-Za-z0-9_-]*)?$',
+          errorMessage: 'expected "" or a prefix of letters, digits, "_" and "-" that starts with a letter or digit',
+        },
+        url: {
+          description: 'Streamable HTTP endpoint of the upstream (http or https).',
+          type: 'string',
+          pattern: '^(https?://|\\$\\{)',
+          errorMessage: 'expected an http:// or https:// URL',
+        },
+        headers: {
+          description: 'Static headers sent upstream, e.g. Authorization: "Bearer ${TOKEN}". HTTP only.',
+          type: 'object',
+          propertyNames: {
+            pattern: HEADER_NAME_PATTERN,
+            errorMessage: 'expected an HTTP header name (RFC 9110 token)',
+          },
+          additionalProperties: { description: 'Header value.', type: 'string' },
+        },
+        timeout: duration('Longest wait for one upstream request.', '30s'),
+        listTtl: duration('Cache lifetime of lists from upstreams that send no ttlMs.', '60s'),
+        command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1 },
+        args: {
+          description: 'Arguments of `command`. Default []. stdio only.',
+          type: 'array',
+          items: { description: 'One argument.', type: 'string' },
+        },
+        env: {
+          description: 'Environment variables for `command`. Default {}. stdio only.',
+          type: 'object',
+          propertyNames: {
+            pattern: '^[^=\\u0000]+$',
+            errorMessage: 'expected an environment variable name (no "=")',
+          },
+          additionalProperties: { description: 'Variable value.', type: 'string' },
+        },
+        cwd: {
+          description: "Working directory of `command`, relative to the config file's directory. Default: that directory. stdio only.",
+          type: 'string',
+          minLength: 1,
+        },
+        restart: {
+          description: 'Backoff between restarts of a stdio upstream that exits.',
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            initialDelay: duration('First delay; doubles per consecutive failure.', '500ms'),
+            maxDelay: duration('Longest delay.', '30s'),
+          },
+        },
+      },
+      allOf: [
+        {
+          description: 'Exactly one transport.',
+          oneOf: [{ required: ['url'] }, { required: ['command'] }],
+          errorMessage: UPSTREAM_KIND_MESSAGE,
+        },
+      ],
+      dependentSchemas: {
+        url: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
+        command: { properties: onlyFor('HTTP', ['headers']) },
+      },
+    },
+  },
+};
+
+/** The document after schema validation: what CONFIG_SCHEMA guarantees, in TypeScript. */
+export interface RawConfig {
+  listen?: { host?: string; port?: number; path?: string };
+  separator?: string;
+  maxNameLength?: number;
+  allowedOrigins?: string[];
+  limits?: { maxBodyBytes?: number; maxHeaderBytes?: number; maxHeaderCount?: number; pageSize?: number };
+  listDeadline?: RawDuration;
+  sessions?: { secret?: string; idleTimeout?: RawDuration };
+  upstreams: RawUpstream[];
+}
+
+export type RawDuration = string | number;
+
+export interface RawUpstream {
+  name: string;
+  prefix?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  timeout?: RawDuration;
+  listTtl?: RawDuration;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  restart?: { initialDelay?: RawDuration; maxDelay?: RawDuration };
+}

@@ -1,0 +1,123 @@
+// Turns a schema-checked, interpolated document into the fully defaulted GatewayConfig
+// (design.md house style 4). Every default lives here and in the schema's descriptions;
+// runtime code never sees an optional. Checks between fields are in check-config.ts.
+
+import path from 'node:path';
+import type { RawConfig, RawDuration, RawUpstream } from './config-schema.ts';
+import { toPointer } from './config-error.ts';
+import { durationMs, MAX_DURATION_MS } from './duration.ts';
+import type { GatewayConfig, UpstreamConfig } from './types.ts';
+
+export interface ConfigOverrides {
+  /** From the command line; wins over the file. */
+  host?: string;
+  port?: number;
+}
+
+export interface NormalizeIssue {
+  path: string;
+  message: string;
+  /** The value came from the command line, so no place in the file is to blame. */
+  fromCommandLine?: true;
+}
+
+const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  path: '/mcp',
+  separator: '__',
+  maxNameLength: 64,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxHeaderBytes: 16_384,
+  maxHeaderCount: 100,
+  pageSize: 500,
+  listDeadline: '5s',
+  idleTimeout: '1h',
+  timeout: '30s',
+  listTtl: '60s',
+  initialDelay: '500ms',
+  maxDelay: '30s',
+} as const;
+
+export function normalizeConfig(
+  raw: RawConfig,
+  file: string,
+  overrides: ConfigOverrides = {},
+): { config: GatewayConfig; issues: NormalizeIssue[] } {
+  const issues: NormalizeIssue[] = [];
+  const ms = (value: RawDuration | undefined, fallback: string, at: (string | number)[]): number => {
+    const result = durationMs(value ?? fallback);
+    if (result !== undefined) return result;
+    issues.push({
+      path: toPointer(at),
+      message: `expected a duration of at most ${MAX_DURATION_MS} ms (about 24 days), got ${JSON.stringify(value)}`,
+    });
+    return 0;
+  };
+  const absoluteFile = path.resolve(file);
+  const baseDir = path.dirname(absoluteFile);
+  const port = overrides.port ?? raw.listen?.port ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    issues.push({
+      path: '/listen/port',
+      message: `expected a port from 0 to 65535 on the command line, got ${port}`,
+      fromCommandLine: true,
+    });
+  }
+  const upstreams = raw.upstreams.map((u, i) => normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key])));
+  const secret = raw.sessions?.secret;
+  const config: GatewayConfig = {
+    file: absoluteFile,
+    listen: {
+      host: overrides.host ?? raw.listen?.host ?? DEFAULTS.host,
+      port,
+      path: raw.listen?.path ?? DEFAULTS.path,
+    },
+    separator: raw.separator ?? DEFAULTS.separator,
+    maxNameLength: raw.maxNameLength ?? DEFAULTS.maxNameLength,
+    allowedOrigins: raw.allowedOrigins ?? [],
+    limits: {
+      maxBodyBytes: raw.limits?.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+      maxHeaderBytes: raw.limits?.maxHeaderBytes ?? DEFAULTS.maxHeaderBytes,
+      maxHeaderCount: raw.limits?.maxHeaderCount ?? DEFAULTS.maxHeaderCount,
+      pageSize: raw.limits?.pageSize ?? DEFAULTS.pageSize,
+    },
+    listDeadlineMs: ms(raw.listDeadline, DEFAULTS.listDeadline, ['listDeadline']),
+    sessions: {
+      // Empty counts as unset, so `${GATEHOUSE_SESSION_SECRET:-}` makes the secret optional.
+      secret: secret === undefined || secret === '' ? undefined : secret,
+      idleTimeoutMs: ms(raw.sessions?.idleTimeout, DEFAULTS.idleTimeout, ['sessions', 'idleTimeout']),
+    },
+    upstreams,
+  };
+  return { config, issues };
+}
+
+function normalizeUpstream(
+  u: RawUpstream,
+  baseDir: string,
+  ms: (value: RawDuration | undefined, fallback: string, key: string[]) => number,
+): UpstreamConfig {
+  const common = {
+    name: u.name,
+    prefix: u.prefix ?? u.name,
+    timeoutMs: ms(u.timeout, DEFAULTS.timeout, ['timeout']),
+    listTtlMs: ms(u.listTtl, DEFAULTS.listTtl, ['listTtl']),
+  };
+  // The schema guarantees exactly one of url and command.
+  if (u.url !== undefined) {
+    return { kind: 'http', ...common, url: u.url, headers: u.headers ?? {} };
+  }
+  return {
+    kind: 'stdio',
+    ...common,
+    command: u.command ?? '',
+    args: u.args ?? [],
+    env: u.env ?? {},
+    cwd: path.resolve(baseDir, u.cwd ?? '.'),
+    restart: {
+      initialDelayMs: ms(u.restart?.initialDelay, DEFAULTS.initialDelay, ['restart', 'initialDelay']),
+      maxDelayMs: ms(u.restart?.maxDelay, DEFAULTS.maxDelay, ['restart', 'maxDelay']),
+    },
+  };
+}

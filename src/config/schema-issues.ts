@@ -1,0 +1,153 @@
+// Validates a parsed document against CONFIG_SCHEMA and turns ajv's errors into messages an
+// operator can act on: what was expected, what was found, at which path. Every error is
+// reported (allErrors), minus the ones that only restate another: the rest of a schema whose
+// type is wrong, the branch errors behind a oneOf that has its own message, and the
+// consequences of a failed propertyNames.
+
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { CONFIG_SCHEMA } from './config-schema.ts';
+import { toPointer } from './config-error.ts';
+
+export interface SchemaIssue {
+  path: string;
+  /** The issue is about a key (unknown or badly named), so point at the key, not its value. */
+  atKey: boolean;
+  message: string;
+}
+
+// strictRequired is off because the transport oneOf names keys declared one level up.
+const ajv = new Ajv2020({
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+});
+ajv.addKeyword('errorMessage');
+// Compiled once, at import: the schema is a constant.
+const validate = ajv.compile(CONFIG_SCHEMA);
+
+// Keywords that judge the value itself, so the message ends with what was found.
+const VALUE_KEYWORDS = new Set([
+  'type', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'minLength', 'maxLength', 'enum', 'const', 'format',
+]);
+
+export function checkSchema(data: unknown): SchemaIssue[] {
+  if (validate(data)) return [];
+  return withoutRestatements(validate.errors ?? []).map(translate);
+}
+
+function withoutRestatements(errors: readonly ErrorObject[]): ErrorObject[] {
+  const summarized = errors.filter((e) => e.keyword === 'oneOf' && customMessage(e) !== undefined);
+  const wrongType = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  return errors.filter((e) => {
+    if (e.keyword === 'propertyNames') return false;
+    // A value of the wrong type fails the rest of its schema too; the type says it all.
+    if (e.keyword !== 'type' && wrongType.has(e.instancePath)) return false;
+    return !summarized.some(
+      (s) =>
+        // The branches of a oneOf that already says what it wants.
+        (e.instancePath === s.instancePath && e.schemaPath.startsWith(s.schemaPath + '/')) ||
+        // Keys "only for the other transport" mean nothing until the transport is clear.
+        (e.instancePath.startsWith(s.instancePath + '/') && e.schemaPath.includes('/dependentSchemas/')),
+    );
+  });
+}
+
+function translate(e: ErrorObject): SchemaIssue {
+  const custom = customMessage(e);
+  if (e.propertyName !== undefined) {
+    return {
+      path: e.instancePath + toPointer([e.propertyName]),
+      atKey: true,
+      message: `invalid key ${show(e.propertyName)}: ${custom ?? describe(e)}`,
+    };
+  }
+  if (e.keyword === 'additionalProperties') {
+    const key = String(e.params['additionalProperty']);
+    const allowed = Object.keys((e.parentSchema?.['properties'] as object | undefined) ?? {});
+    return {
+      path: e.instancePath + toPointer([key]),
+      atKey: true,
+      message: `unknown key ${show(key)} (allowed: ${allowed.join(', ')})`,
+    };
+  }
+  if (e.keyword === 'uniqueItems') {
+    // Point at the later copy: the earlier one is the one to keep.
+    const [first, later] = [e.params['i'], e.params['j']].map(Number).sort((a, b) => a - b);
+    const items = e.data as unknown[];
+    return {
+      path: e.instancePath + toPointer([later ?? 0]),
+      atKey: false,
+      message: `duplicate item ${show(items[later ?? 0])} (same as item ${first})`,
+    };
+  }
+  if (custom !== undefined) {
+    const found = VALUE_KEYWORDS.has(e.keyword) ? `, got ${shownFound(e.data)}` : '';
+    return { path: e.instancePath, atKey: e.keyword === 'not', message: custom + found };
+  }
+  return { path: e.instancePath, atKey: false, message: describe(e) };
+}
+
+function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  const got = shownFound(e.data);
+  switch (e.keyword) {
+    case 'required':
+      return `missing required key ${show(p['missingProperty'])}`;
+    case 'type': {
+      const expected = ([] as unknown[]).concat(p['type']).join(' or ');
+      // A fraction where an integer belongs is clearer shown than named ("number").
+      const fraction = typeof e.data === 'number' && !Number.isInteger(e.data);
+      return `expected ${expected}, got ${fraction ? got : typeName(e.data)}`;
+    }
+    case 'enum':
+      return `expected one of ${(p['allowedValues'] as unknown[]).map(show).join(', ')}, got ${got}`;
+    case 'const':
+      return `expected ${show(p['allowedValue'])}, got ${got}`;
+    case 'pattern':
+      return `expected a string matching /${String(p['pattern'])}/, got ${got}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `expected a number ${String(p['comparison'])} ${String(p['limit'])}, got ${got}`;
+    case 'minLength':
+      return p['limit'] === 1
+        ? 'expected a non-empty string'
+        : `expected at least ${String(p['limit'])} characters, got ${got}`;
+    case 'maxLength':
+      return `expected at most ${String(p['limit'])} characters, got ${got}`;
+    case 'minItems':
+      return `expected at least ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
+    case 'maxItems':
+      return `expected at most ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
+    case 'false schema':
+    case 'not':
+      return 'key not allowed here';
+    default:
+      return `${e.message ?? 'invalid'}, got ${got}`;
+  }
+}
+
+function customMessage(e: ErrorObject): string | undefined {
+  const message = e.parentSchema?.['errorMessage'];
+  return typeof message === 'string' ? message : undefined;
+}
+
+// Strings and numbers are shown as written; containers only by type, to keep one line.
+function shownFound(data: unknown): string {
+  return data !== null && typeof data === 'object' ? typeName(data) : show(data);
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? text.slice(0, 57) + '..."' : text;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

@@ -1,0 +1,55 @@
+// The validated, fully defaulted, frozen configuration (design.md house style 4).
+// Produced once at boot by load-config.ts; runtime code never checks for a missing optional.
+
+export interface HttpUpstreamConfig {
+  kind: 'http';
+  name: string;
+  /** Prefix for tool/prompt names; '' means none. Defaults to `name`. */
+  prefix: string;
+  url: string;
+  /** Static headers (after ${ENV} interpolation). Never override computed Mcp-* headers. */
+  headers: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
+  listTtlMs: number;
+}
+
+export interface StdioUpstreamConfig {
+  kind: 'stdio';
+  name: string;
+  prefix: string;
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  timeoutMs: number;
+  listTtlMs: number;
+  restart: { initialDelayMs: number; maxDelayMs: number };
+}
+
+export type UpstreamConfig = HttpUpstreamConfig | StdioUpstreamConfig;
+
+export interface GatewayConfig {
+  /** Absolute path of the file this came from, for messages. */
+  file: string;
+  listen: { host: string; port: number; path: string };
+  separator: string;
+  maxNameLength: number;
+  /** Origins allowed besides same-host loopback ones; '*' allows any. */
+  allowedOrigins: readonly string[];
+  limits: {
+    maxBodyBytes: number;
+    maxHeaderBytes: number;
+    maxHeaderCount: number;
+    /** Page size of the gateway's own merged-list pagination. */
+    pageSize: number;
+  };
+  /** How long a list fan-out waits for slow upstreams before answering without them. */
+  listDeadlineMs: number;
+  sessions: {
+    /** 32-byte key (hex or base64) sealing legacy Mcp-Session-Id values; random per process when unset. */
+    secret: string | undefined;
+    idleTimeoutMs: number;
+  };
+  upstreams: readonly UpstreamConfig[];
+}

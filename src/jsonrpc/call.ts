@@ -1,0 +1,25 @@
+// The typed record of one client request, built once by the transport and read by the
+// rest of the pipeline (design.md §4). Nothing downstream looks at raw HTTP again.
+import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
+import type { Era } from '../upstream/upstream.ts';
+import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
+
+export interface Call {
+  era: Era;
+  id: RequestId;
+  method: string;
+  params: JsonObject;
+  protocolVersion: string;
+  clientCapabilities: JsonObject;
+  clientInfo?: JsonObject;
+  /** Authorization context that keys `private` caches; "anonymous" until identity applies. */
+  authContext: string;
+  /** Inbound HTTP headers, case-insensitive. Only modern calls have validated Mcp-* headers. */
+  headers: HeaderLookup;
+  /** Decoded, checked Mcp-Param-* values (modern tools/call), for policy and audit. */
+  paramValues?: Record<string, HeaderParamValue>;
+  /** Aborted when the client disconnects (modern) or cancels (legacy). */
+  signal: AbortSignal;
+  /** Progress / log notifications for this request's stream. */
+  notify: (n: JsonRpcNotification) => void;
+}

@@ -1,0 +1,78 @@
+// Assembles a running gateway from a config: upstream clients, catalog, gateway pipeline,
+// transport and HTTP server. Used by `gatehouse serve` and by tests, which build the whole
+// thing in-process on port 0 (design.md house style 5).
+import { createHmac, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Catalog } from './catalog/catalog.ts';
+import type { GatewayConfig } from './config/types.ts';
+import { createGateway } from './gateway.ts';
+import type { Logger } from './logger.ts';
+import { buildApp } from './server.ts';
+import { LegacySessions } from './transport/legacy-sessions.ts';
+import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
+import { Notifier } from './transport/notifier.ts';
+import { HttpUpstream } from './upstream/http-upstream.ts';
+import { StdioUpstream } from './upstream/stdio-upstream.ts';
+import type { Upstream } from './upstream/upstream.ts';
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  upstreams: readonly Upstream[];
+  notifier: Notifier;
+  close(): Promise<void>;
+  /** Synchronous last resort at process exit: kills stdio children. */
+  killChildren(): void;
+}
+
+function decodeSecret(secret: string | undefined): Buffer | undefined {
+  if (secret === undefined) return undefined;
+  return /^[0-9a-fA-F]{64}$/.test(secret) ? Buffer.from(secret, 'hex') : Buffer.from(secret, 'base64');
+}
+
+export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream[] {
+  return config.upstreams.map((u) => (u.kind === 'http' ? new HttpUpstream(u, logger) : new StdioUpstream(u, logger)));
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  const secret = decodeSecret(config.sessions.secret);
+  // Cursors must verify on every replica that shares the session secret.
+  const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
+  const upstreams = createUpstreams(config, logger);
+  const catalog = new Catalog(config, upstreams, logger, cursorSecret);
+  const notifier = new Notifier();
+  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
+  const gateway = createGateway({ config, catalog, upstreams, logger });
+  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
+  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger });
+  const app = buildApp({ config, upstreams, mcp });
+
+  // Upstreams start in the background: the gateway serves while they come up.
+  for (const u of upstreams) void u.start();
+
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
+  return {
+    url: `http://${host}:${port}${config.listen.path}`,
+    port,
+    upstreams,
+    notifier,
+    async close() {
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      sessions.close();
+      await Promise.all(upstreams.map((u) => u.close()));
+    },
+    killChildren() {
+      for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Shapes a result for the era the client speaks (pure). Modern results always carry
+// `resultType` and the gateway's serverInfo (digest a.4, a.2); legacy results carry none of
+// the modern-only fields, and nothing the 2025-11-25 schema would reject (digest g.2 step 3).
+import type { JsonObject } from '../jsonrpc/message.ts';
+import { isJsonObject } from '../jsonrpc/message.ts';
+import { META_SERVER_INFO, type Era } from '../upstream/upstream.ts';
+
+export const GATEWAY_SERVER_INFO: JsonObject = { name: 'gatehouse', title: 'Gatehouse MCP gateway', version: '0.1.0' };
+
+const MODERN_ONLY_FIELDS = ['resultType', 'ttlMs', 'cacheScope'] as const;
+
+export function shapeResult(method: string, result: JsonObject, era: Era): JsonObject {
+  return era === 'modern' ? shapeModern(method, result) : shapeLegacy(method, result);
+}
+
+function shapeModern(method: string, result: JsonObject): JsonObject {
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  const out: JsonObject = { ...result, _meta: { ...meta, [META_SERVER_INFO]: GATEWAY_SERVER_INFO } };
+  if (typeof out.resultType !== 'string') out.resultType = 'complete';
+  // resources/read is cacheable (d.5); a legacy upstream gives no hints, so: not cacheable.
+  if (method === 'resources/read' && out.resultType === 'complete' && typeof out.ttlMs !== 'number') {
+    out.ttlMs = 0;
+    out.cacheScope = 'private';
+  }
+  return out;
+}
+
+function shapeLegacy(method: string, result: JsonObject): JsonObject {
+  const out: JsonObject = { ...result };
+  for (const f of MODERN_ONLY_FIELDS) delete out[f];
+  if (isJsonObject(out._meta)) {
+    const { [META_SERVER_INFO]: _, ...rest } = out._meta;
+    if (Object.keys(rest).length > 0) out._meta = rest;
+    else delete out._meta;
+  }
+  if (method === 'tools/list' && Array.isArray(out.tools)) {
+    out.tools = out.tools.map((t) => (isJsonObject(t) ? legacyTool(t) : t));
+  }
+  // 2025-11-25 requires structuredContent to be an object; the text content stays.
+  if (method === 'tools/call' && 'structuredContent' in out && !isJsonObject(out.structuredContent)) delete out.structuredContent;
+  return out;
+}
+
+function legacyTool(tool: JsonObject): JsonObject {
+  const schema = tool.outputSchema;
+  if (schema === undefined || (isJsonObject(schema) && schema.type === 'object')) return tool;
+  const { outputSchema: _, ...rest } = tool;
+  return rest;
+}

@@ -1,0 +1,171 @@
+// The /mcp endpoint, serving both live eras on one URL (digest a.3, design.md §2): a POST
+// with `initialize` or a known Mcp-Session-Id is 2025-11-25 (legacy, sessions); any other
+// POST is 2026-07-28 (modern, stateless, checked per request). GET and DELETE exist only
+// for legacy sessions.
+import type { GatewayConfig } from '../config/types.ts';
+import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
+import type { HeaderLookup } from '../headers/param-headers.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message.ts';
+import { isJsonObject, isNotification, isRequest } from '../jsonrpc/message.ts';
+import { parseMessage } from '../jsonrpc/parse.ts';
+import type { Logger } from '../logger.ts';
+import { LEGACY_VERSION } from '../upstream/upstream.ts';
+import { checkHeaderLimits, checkOrigin, readBodyLimited } from './http-guards.ts';
+import type { LegacySession, LegacySessions } from './legacy-sessions.ts';
+import { openLegacyStream, openListenStream } from './listen-streams.ts';
+import { checkModernRequest } from './modern-checks.ts';
+import type { Notifier } from './notifier.ts';
+import { dispatch, errorResponse, jsonResponse } from './respond.ts';
+import { GATEWAY_SERVER_INFO } from './era-result.ts';
+
+export interface EndpointDeps {
+  config: GatewayConfig;
+  gateway: Gateway;
+  sessions: LegacySessions;
+  notifier: Notifier;
+  logger: Logger;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const ANONYMOUS = 'anonymous';
+
+export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise<Response> {
+  const { config, gateway, sessions, notifier } = deps;
+  /** Legacy in-flight requests by session and id, so notifications/cancelled can abort them. */
+  const inflight = new Map<string, AbortController>();
+
+  const guard = (req: Request): Response | undefined => {
+    const origin = checkOrigin(req.headers.get('origin') ?? undefined, config.allowedOrigins);
+    if (!origin.ok) return errorResponse(origin.error, undefined, true);
+    const limits = checkHeaderLimits(req.headers, config.limits.maxHeaderCount, config.limits.maxHeaderBytes);
+    if (!limits.ok) return errorResponse(limits.error, undefined, true);
+    return undefined;
+  };
+
+  const lookupSession = (req: Request): LegacySession | Response | undefined => {
+    const id = req.headers.get(SESSION_HEADER);
+    if (id === null) return undefined;
+    return sessions.get(id.trim()) ?? errorResponse({ kind: 'session_not_found' }, undefined, false);
+  };
+
+  async function post(req: Request): Promise<Response> {
+    const contentType = req.headers.get('content-type');
+    if (contentType !== null && !/^application\/json\b/i.test(contentType)) {
+      return errorResponse({ kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, undefined, true);
+    }
+    const body = await readBodyLimited(req, config.limits.maxBodyBytes);
+    if (!body.ok) return errorResponse(body.error, undefined, true);
+    const parsed = parseMessage(body.value);
+    if (!parsed.ok) return errorResponse(parsed.error, undefined, true);
+    const msg = parsed.value;
+    const headers: HeaderLookup = (name) => req.headers.get(name) ?? undefined;
+    const session = lookupSession(req);
+    if (session instanceof Response) return session;
+    if (session) return legacyMessage(req, msg, session, headers);
+    if (isRequest(msg) && msg.method === 'initialize') return initialize(msg);
+    return modernMessage(req, msg, headers);
+  }
+
+  function initialize(msg: JsonRpcRequest): Response {
+    const p = msg.params ?? {};
+    const requested = typeof p.protocolVersion === 'string' ? p.protocolVersion : LEGACY_VERSION;
+    // Version negotiation of 2025-11-25: answer with the client's version when we speak it.
+    const version = SUPPORTED_LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSION;
+    const caps = isJsonObject(p.capabilities) ? p.capabilities : {};
+    const session = sessions.create(version, caps, isJsonObject(p.clientInfo) ? p.clientInfo : undefined);
+    const instructions = gateway.instructions();
+    const result: JsonObject = {
+      protocolVersion: version,
+      capabilities: { ...gateway.capabilities(), logging: {} },
+      serverInfo: GATEWAY_SERVER_INFO,
+      ...(instructions ? { instructions } : {}),
+    };
+    return jsonResponse(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': session.id });
+  }
+
+  function legacyMessage(req: Request, msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup): Response | Promise<Response> {
+    const version = headers('mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_LEGACY_VERSIONS.includes(version.trim())) {
+      return errorResponse({ kind: 'unsupported_version', requested: version.trim(), supported: ALL_SUPPORTED_VERSIONS }, undefined, false);
+    }
+    if (!isRequest(msg)) {
+      if (isNotification(msg)) {
+        if (msg.method === 'notifications/cancelled') {
+          const requestId = msg.params?.requestId;
+          inflight.get(`${session.id}\u0000${JSON.stringify(requestId ?? null)}`)?.abort();
+        }
+      }
+      // Responses to server requests and other notifications are accepted (202, digest b.2).
+      return new Response(null, { status: 202 });
+    }
+    if (msg.method === 'initialize') {
+      return errorResponse({ kind: 'invalid_request', message: 'session already initialized' }, msg.id, false);
+    }
+    if (msg.method === 'logging/setLevel' && typeof msg.params?.level === 'string') sessions.setLogLevel(session.id, msg.params.level);
+    const abort = new AbortController();
+    const key = `${session.id}\u0000${JSON.stringify(msg.id)}`;
+    inflight.set(key, abort);
+    // Legacy: a disconnect is not a cancel (digest b.3); only notifications/cancelled is.
+    return dispatch(
+      gateway,
+      {
+        era: 'legacy',
+        id: msg.id,
+        method: msg.method,
+        params: msg.params ?? {},
+        protocolVersion: session.protocolVersion,
+        clientCapabilities: session.clientCapabilities,
+        ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
+        authContext: ANONYMOUS,
+        headers,
+      },
+      { signal: abort.signal, cancelOnDisconnect: false, abort, onDone: () => inflight.delete(key) },
+    );
+  }
+
+  function modernMessage(req: Request, msg: JsonRpcMessage, headers: HeaderLookup): Response | Promise<Response> {
+    if (isNotification(msg)) return new Response(null, { status: 202 });
+    if (!isRequest(msg)) {
+      return errorResponse({ kind: 'invalid_request', message: 'clients must not send responses in 2026-07-28' }, undefined, true);
+    }
+    const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
+    if (!checked.ok) return errorResponse(checked.error, msg.id, true);
+    if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier);
+    if (!gateway.knows(msg.method, 'modern')) return errorResponse({ kind: 'method_not_found', method: msg.method }, msg.id, true);
+    const abort = new AbortController();
+    // Modern: closing the stream IS the cancellation (digest b.3).
+    req.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    const meta = checked.value;
+    return dispatch(
+      gateway,
+      {
+        era: 'modern',
+        id: msg.id,
+        method: msg.method,
+        params: msg.params ?? {},
+        protocolVersion: meta.protocolVersion,
+        clientCapabilities: meta.clientCapabilities,
+        ...(meta.clientInfo ? { clientInfo: meta.clientInfo } : {}),
+        authContext: ANONYMOUS,
+        headers,
+      },
+      { signal: abort.signal, cancelOnDisconnect: true, abort },
+    );
+  }
+
+  return async (req: Request): Promise<Response> => {
+    const blocked = guard(req);
+    if (blocked) return blocked;
+    if (req.method === 'POST') return post(req);
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const session = lookupSession(req);
+      if (session instanceof Response) return session;
+      if (!session) return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'POST' });
+      if (req.method === 'GET') return openLegacyStream(session, notifier);
+      sessions.remove(session.id);
+      notifier.closeSession(session.id);
+      return new Response(null, { status: 204 });
+    }
+    return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'GET, POST, DELETE' });
+  };
+}

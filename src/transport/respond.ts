@@ -1,0 +1,74 @@
+// Turns the gateway's reply into an HTTP response. A request answers with plain JSON unless
+// a notification (progress, log) for it arrives first: then the response becomes an SSE
+// stream at that moment, the notification and everything after it are relayed as they come,
+// and the final response closes it (digest b.2). Errors found before anything was streamed
+// keep their HTTP status (400 for -32020 etc.).
+import type { Gateway, Reply } from '../gateway.ts';
+import type { Call } from '../jsonrpc/call.ts';
+import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
+import { shapeResult } from './era-result.ts';
+import { openSseStream, type SseStream } from './sse-stream.ts';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export function jsonResponse(status: number, body: JsonObject | undefined, headers?: Record<string, string>): Response {
+  return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function errorResponse(e: GatewayError, id: RequestId | undefined, modern: boolean, headers?: Record<string, string>): Response {
+  const { status, error } = mapError(e, modern);
+  return jsonResponse(status, { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: error as unknown as JsonObject }, headers);
+}
+
+function finalMessage(call: Call, reply: Reply): { status: number; body: JsonObject } {
+  if (reply.ok) {
+    const result = reply.value;
+    if (call.era === 'legacy' && result.resultType === 'input_required') {
+      // MRTR cannot be expressed to a 2025-11-25 client yet; say so rather than send an
+      // invalid result.
+      const e = mapError({ kind: 'internal', message: 'the upstream asked for client input (input_required), which Gatehouse cannot yet relay to 2025-11-25 clients' });
+      return { status: e.status, body: { jsonrpc: '2.0', id: call.id, error: e.error as unknown as JsonObject } };
+    }
+    return { status: 200, body: { jsonrpc: '2.0', id: call.id, result: shapeResult(call.method, result, call.era) } };
+  }
+  const { status, error } = mapError(reply.error, call.era === 'modern');
+  return { status, body: { jsonrpc: '2.0', id: call.id, error: error as unknown as JsonObject } };
+}
+
+export function dispatch(
+  gateway: Gateway,
+  call: Omit<Call, 'notify' | 'signal'>,
+  opts: { signal: AbortSignal; cancelOnDisconnect: boolean; abort: AbortController; headers?: Record<string, string>; onDone?: () => void },
+): Promise<Response> {
+  let sse: SseStream | undefined;
+  let settle!: (r: Response) => void;
+  const response = new Promise<Response>((r) => {
+    settle = r;
+  });
+  const notify = (n: JsonRpcNotification): void => {
+    if (!sse) {
+      sse = openSseStream({
+        ...(opts.headers ? { headers: opts.headers } : {}),
+        onCancel: () => {
+          if (opts.cancelOnDisconnect) opts.abort.abort();
+        },
+      });
+      settle(sse.response);
+    }
+    sse.send(n as unknown as JsonObject);
+  };
+  const full: Call = { ...call, notify, signal: opts.signal };
+  gateway
+    .handle(full)
+    .catch((e: unknown): Reply => ({ ok: false, error: { kind: 'internal', message: (e as Error).message } }))
+    .then((reply) => {
+      const { status, body } = finalMessage(full, reply);
+      if (sse) {
+        sse.send(body);
+        sse.close();
+      } else settle(jsonResponse(status, body, opts.headers));
+      opts.onDone?.();
+    });
+  return response;
+}

@@ -1,0 +1,115 @@
+// Pure era bridging for the upstream side (spec digest g.2 step 2, g.3 step 3).
+// Modern upstreams get the per-request _meta keys; legacy upstreams get none of the
+// reserved io.modelcontextprotocol/* keys (progressToken, trace and custom keys stay).
+import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from '../jsonrpc/message.ts';
+import { isJsonObject } from '../jsonrpc/message.ts';
+import {
+  LEGACY_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  MODERN_VERSION,
+  RESERVED_META_PREFIX,
+  type Era,
+  type UpstreamEvent,
+  type UpstreamIdentity,
+  type UpstreamRequest,
+} from './upstream.ts';
+
+export const GATEWAY_CLIENT_INFO: JsonObject = { name: 'gatehouse', version: '0.1.0' };
+
+/** Capabilities translated for a modern upstream: `tasks` is legacy-only core, roots loses listChanged. */
+function modernCapabilities(caps: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(caps)) {
+    if (k === 'tasks') continue;
+    out[k] = k === 'roots' ? {} : v;
+  }
+  return out;
+}
+
+export function shapeParams(req: UpstreamRequest, era: Era): JsonObject {
+  const meta = isJsonObject(req.params._meta) ? req.params._meta : {};
+  const outMeta: JsonObject = {};
+  for (const [k, v] of Object.entries(meta)) {
+    if (!k.startsWith(RESERVED_META_PREFIX)) outMeta[k] = v;
+  }
+  if (era === 'modern') {
+    outMeta[META_PROTOCOL_VERSION] = MODERN_VERSION;
+    outMeta[META_CLIENT_CAPABILITIES] = modernCapabilities(req.clientCapabilities);
+    outMeta[META_CLIENT_INFO] = req.clientInfo ?? GATEWAY_CLIENT_INFO;
+    const logLevel = meta['io.modelcontextprotocol/logLevel'];
+    if (typeof logLevel === 'string') outMeta['io.modelcontextprotocol/logLevel'] = logLevel;
+  }
+  const params: JsonObject = { ...req.params };
+  if (Object.keys(outMeta).length > 0) params._meta = outMeta;
+  else delete params._meta;
+  return params;
+}
+
+export function discoverParams(): JsonObject {
+  return {
+    _meta: {
+      [META_PROTOCOL_VERSION]: MODERN_VERSION,
+      [META_CLIENT_CAPABILITIES]: {},
+      [META_CLIENT_INFO]: GATEWAY_CLIENT_INFO,
+    },
+  };
+}
+
+/**
+ * The gateway initializes legacy upstream sessions declaring no client capabilities, so an
+ * upstream never asks the gateway for input no client offered (g.3 step 1: never more than
+ * the client declared).
+ */
+export function initializeParams(): JsonObject {
+  return { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO };
+}
+
+export function identityFromDiscover(result: JsonObject): UpstreamIdentity {
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  const serverInfo = meta['io.modelcontextprotocol/serverInfo'];
+  return {
+    capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
+    ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
+    ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+  };
+}
+
+export function identityFromInitialize(result: JsonObject): UpstreamIdentity {
+  return {
+    capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
+    ...(isJsonObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
+    ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+  };
+}
+
+/**
+ * Is this error from a server that speaks the modern era (spec digest b.7)? A recognised
+ * modern error means "modern: fix the request", anything else means "fall back to legacy".
+ */
+export function isModernError(e: JsonRpcErrorObject | undefined): boolean {
+  if (!e) return false;
+  if (e.code === -32022) {
+    const data = isJsonObject(e.data) ? e.data : {};
+    return Array.isArray(data.supported) && data.supported.includes(MODERN_VERSION);
+  }
+  return e.code === -32020 || e.code === -32021;
+}
+
+export function eventFromNotification(n: JsonRpcNotification): UpstreamEvent | undefined {
+  switch (n.method) {
+    case 'notifications/tools/list_changed':
+      return { type: 'list_changed', list: 'tools' };
+    case 'notifications/prompts/list_changed':
+      return { type: 'list_changed', list: 'prompts' };
+    case 'notifications/resources/list_changed':
+      return { type: 'list_changed', list: 'resources' };
+    case 'notifications/resources/updated': {
+      const uri = n.params?.uri;
+      return typeof uri === 'string' ? { type: 'resource_updated', uri } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

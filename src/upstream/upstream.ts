@@ -1,0 +1,68 @@
+// The one interface the gateway sees for every upstream, whatever its transport (HTTP or
+// stdio) and era (2026-07-28 "modern" or 2025-11-25 "legacy"). Era bridging of the request
+// itself (_meta shape, sessions, headers) happens behind this interface.
+import type { UpstreamConfig } from '../config/types.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject, JsonRpcNotification } from '../jsonrpc/message.ts';
+import type { Result } from '../jsonrpc/result.ts';
+
+export type Era = 'modern' | 'legacy';
+
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSION = '2025-11-25';
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+export const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+
+export interface UpstreamRequest {
+  method: string;
+  /** Params in the upstream's own names. `_meta` may carry progressToken, trace keys, custom keys. */
+  params: JsonObject;
+  /** Capabilities the downstream client declared for this request ({} when none). */
+  clientCapabilities: JsonObject;
+  clientInfo?: JsonObject;
+  /** Mcp-Param-* headers computed from the upstream tool's own schema (HTTP only). */
+  paramHeaders?: Readonly<Record<string, string>>;
+  /** Aborts the upstream request (client disconnect = cancel). */
+  signal?: AbortSignal;
+  /** Progress / log notifications belonging to this request. */
+  onNotification?: (n: JsonRpcNotification) => void;
+}
+
+export type UpstreamState = 'starting' | 'up' | 'down';
+
+export interface UpstreamStatus {
+  name: string;
+  transport: 'http' | 'stdio';
+  state: UpstreamState;
+  era: Era | undefined;
+  since: number;
+  lastError?: string;
+}
+
+export interface UpstreamIdentity {
+  capabilities: JsonObject;
+  serverInfo?: JsonObject;
+  instructions?: string;
+}
+
+export type UpstreamEvent =
+  | { type: 'list_changed'; list: 'tools' | 'prompts' | 'resources' }
+  | { type: 'resource_updated'; uri: string }
+  | { type: 'state'; state: UpstreamState; error?: string };
+
+export interface Upstream {
+  readonly name: string;
+  readonly config: UpstreamConfig;
+  /** Connects and probes the era. Never throws: failures show in status(). */
+  start(): Promise<void>;
+  request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>>;
+  status(): UpstreamStatus;
+  identity(): UpstreamIdentity | undefined;
+  onEvent(listener: (ev: UpstreamEvent) => void): void;
+  close(): Promise<void>;
+}
