@@ -7,7 +7,7 @@ import type { ListKind } from './catalog/merge.ts';
 import type { GatewayConfig } from './config/types.ts';
 import { buildParamHeaders, checkParamHeaders } from './headers/param-headers.ts';
 import type { Call } from './jsonrpc/call.ts';
-import type { GatewayError } from './jsonrpc/errors.ts';
+import { HEADER_MISMATCH, INTERNAL_ERROR, type GatewayError } from './jsonrpc/errors.ts';
 import type { JsonObject } from './jsonrpc/message.ts';
 import { isJsonObject } from './jsonrpc/message.ts';
 import { err, ok, type Result } from './jsonrpc/result.ts';
@@ -87,7 +87,19 @@ export function createGateway(deps: { config: GatewayConfig; catalog: Catalog; u
     }
     const headers = buildParamHeaders(target.headerParams, args);
     if (!headers.ok) return err({ kind: 'invalid_params', message: headers.error });
-    return forward(call, target.upstream, { ...call.params, name: target.name }, headers.value);
+    const reply = await forward(call, target.upstream, { ...call.params, name: target.name }, headers.value);
+    if (reply.ok || reply.error.kind !== 'upstream_error' || reply.error.error.code !== HEADER_MISMATCH) return reply;
+    // The upstream's schema changed under us: refresh its tools once and retry (digest c).
+    deps.logger.info('upstream rejected Mcp-* headers; refreshing its tools and retrying once', { upstream: target.upstream.name, tool: target.name });
+    catalog.invalidate(target.upstream.name, 'tools');
+    const fresh = await catalog.resolve('tools', name, call.authContext);
+    if (!fresh) return err({ kind: 'invalid_params', message: `Unknown tool: ${name}` });
+    const again = buildParamHeaders(fresh.headerParams, args);
+    if (!again.ok) return err({ kind: 'invalid_params', message: again.error });
+    const second = await forward(call, fresh.upstream, { ...call.params, name: fresh.name }, again.value);
+    if (second.ok || second.error.kind !== 'upstream_error' || second.error.error.code !== HEADER_MISMATCH) return second;
+    // Not the client's fault: its headers were checked. Do not hand it a -32020 to chase.
+    return err({ kind: 'upstream_error', upstream: fresh.upstream.name, error: { code: INTERNAL_ERROR, message: `Upstream "${fresh.upstream.name}" rejected the gateway's request headers: ${second.error.error.message}` } });
   };
 
   const getPrompt: Handler = async (call) => {

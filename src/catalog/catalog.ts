@@ -176,6 +176,11 @@ export class Catalog {
     return routeResourceUri(uri, resources.index, owners, withResources);
   }
 
+  /** Drops one upstream's cached list, e.g. after it rejected our Mcp-Param-* headers. */
+  invalidate(upstream: string, kind: ListKind): void {
+    this.cache.invalidate(upstream, kind);
+  }
+
   upstream(name: string): Upstream | undefined {
     return this.byName.get(name);
   }

@@ -10,6 +10,7 @@ import { isErrorResponse } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from './era-shape.ts';
+import { encodeHeaderValue } from '../headers/header-value.ts';
 import { exchange, headerString, type ExchangeOutcome } from './http-exchange.ts';
 import { UpstreamBase } from './upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
@@ -168,7 +169,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const name = method === 'resources/read' ? req.params.uri : req.params.name;
     const headers = this.headersFor(era, method, req.paramHeaders);
     if (era === 'modern' && typeof name === 'string' && /^(tools\/call|prompts\/get|resources\/read)$/.test(method)) {
-      headers['mcp-name'] = encodeNameHeader(name);
+      headers['mcp-name'] = encodeHeaderValue(name);
     }
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -251,10 +252,4 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 function describe(e: Error): string {
   const cause = (e as Error & { cause?: { code?: string } }).cause;
   return cause?.code ? `${e.message} (${cause.code})` : e.message;
-}
-
-function encodeNameHeader(name: string): string {
-  return /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(name) && !(name.startsWith('=?base64?') && name.endsWith('?='))
-    ? name
-    : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
 }

@@ -1,0 +1,294 @@
+import { afterAll, describe, it, expect } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
+import { ConfigError, type ConfigIssue } from '../../src/config/config-error.ts';
+import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
+import { SCHEMA_FILE } from '../../src/config/write-schema-file.ts';
+
+const FILE = '/etc/gatehouse/gatehouse.yaml';
+const HEX_SECRET = 'ab'.repeat(32);
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+const issuesOf = (run: () => unknown): ConfigIssue[] => [...errorOf(run).issues];
+const formatOf = (run: () => unknown): string => errorOf(run).format();
+
+const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, FILE, env);
+
+const FULL = `# yaml-language-server: $schema=./schema/gatehouse.schema.json
+listen: { host: 0.0.0.0, port: 9090, path: /gateway }
+separator: "--"
+maxNameLength: 128
+allowedOrigins: ["https://app.example.com", "*"]
+limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 }
+listDeadline: 2s
+sessions: { secret: "\${GATEHOUSE_SESSION_SECRET}", idleTimeout: 5m }
+upstreams:
+  - name: weather
+    url: http://127.0.0.1:9001/mcp
+    headers: { Authorization: "Bearer \${WEATHER_TOKEN}" }
+    timeout: 10s
+    listTtl: 1500
+  - name: files
+    command: node
+    args: [server.js, --root, /data]
+    env: { ROOT: /data }
+    cwd: ./somewhere
+    prefix: fs
+    restart: { initialDelay: 250ms, maxDelay: 1h }
+`;
+
+describe('parseConfig: valid configs', () => {
+  it('normalizes a full config into the exact GatewayConfig', () => {
+    const config = parse(FULL, { GATEHOUSE_SESSION_SECRET: HEX_SECRET, WEATHER_TOKEN: 'tok-1' });
+    expect(config).toEqual({
+      file: FILE,
+      listen: { host: '0.0.0.0', port: 9090, path: '/gateway' },
+      separator: '--',
+      maxNameLength: 128,
+      allowedOrigins: ['https://app.example.com', '*'],
+      limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 },
+      listDeadlineMs: 2000,
+      sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
+      upstreams: [
+        {
+          kind: 'http',
+          name: 'weather',
+          prefix: 'weather',
+          url: 'http://127.0.0.1:9001/mcp',
+          headers: { Authorization: 'Bearer tok-1' },
+          timeoutMs: 10_000,
+          listTtlMs: 1500,
+        },
+        {
+          kind: 'stdio',
+          name: 'files',
+          prefix: 'fs',
+          command: 'node',
+          args: ['server.js', '--root', '/data'],
+          env: { ROOT: '/data' },
+          cwd: '/etc/gatehouse/somewhere',
+          timeoutMs: 30_000,
+          listTtlMs: 60_000,
+          restart: { initialDelayMs: 250, maxDelayMs: 3_600_000 },
+        },
+      ],
+    });
+  });
+
+  it('fills every default', () => {
+    const config = parse('upstreams:\n  - { name: a, url: "https://a.example/mcp" }\n  - { name: b, command: srv }\n');
+    expect(config).toEqual({
+      file: FILE,
+      listen: { host: '127.0.0.1', port: 8080, path: '/mcp' },
+      separator: '__',
+      maxNameLength: 64,
+      allowedOrigins: [],
+      limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, pageSize: 500 },
+      listDeadlineMs: 5000,
+      sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
+      upstreams: [
+        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, timeoutMs: 30_000, listTtlMs: 60_000 },
+        {
+          kind: 'stdio', name: 'b', prefix: 'b', command: 'srv', args: [], env: {}, cwd: '/etc/gatehouse',
+          timeoutMs: 30_000, listTtlMs: 60_000, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
+        },
+      ],
+    });
+  });
+
+  it('returns a deeply frozen config', () => {
+    const config = parse(FULL, { GATEHOUSE_SESSION_SECRET: HEX_SECRET, WEATHER_TOKEN: 't' });
+    const [http, stdio] = config.upstreams;
+    const parts = [config, config.listen, config.upstreams, config.sessions, http, stdio];
+    expect(parts.map((p) => Object.isFrozen(p))).toEqual([true, true, true, true, true, true]);
+    expect(http?.kind === 'http' && Object.isFrozen(http.headers)).toBe(true);
+    expect(stdio?.kind === 'stdio' && Object.isFrozen(stdio.args) && Object.isFrozen(stdio.restart)).toBe(true);
+    expect(() => {
+      (config.listen as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(config.listen.port).toBe(9090);
+  });
+});
+
+describe('parseConfig: ${ENV} interpolation', () => {
+  const headerOf = (value: string, env: NodeJS.ProcessEnv) => {
+    const u = parse(`upstreams:\n  - name: a\n    url: http://h/mcp\n    headers: { X-Key: "${value}" }\n`, env).upstreams[0];
+    return u?.kind === 'http' ? u.headers['X-Key'] : undefined;
+  };
+
+  it('substitutes set variables, defaults and escapes', () => {
+    expect(headerOf('k=${KEY}', { KEY: 'v1' })).toBe('k=v1');
+    expect(headerOf('${KEY:-fallback}', {})).toBe('fallback');
+    expect(headerOf('${KEY:-fallback}', { KEY: '' })).toBe('fallback');
+    expect(headerOf('${KEY:-fallback}', { KEY: 'set' })).toBe('set');
+    expect(headerOf('${KEY}', { KEY: '' })).toBe('');
+    expect(headerOf('$${KEY} costs $5', { KEY: 'v1' })).toBe('${KEY} costs $5');
+  });
+
+  it('reports a missing variable with file, path, line and variable name', () => {
+    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    headers: { Authorization: "Bearer ${WEATHER_TOKEN}" }\n';
+    expect(issuesOf(() => parse(text))).toEqual([
+      {
+        file: FILE,
+        path: '/upstreams/0/headers/Authorization',
+        line: 4,
+        column: 31,
+        message: 'environment variable "WEATHER_TOKEN" is not set (write ${WEATHER_TOKEN:-default} to give a default)',
+      },
+    ]);
+  });
+
+  it('takes the URL from the environment and checks its scheme afterwards', () => {
+    const text = 'upstreams:\n  - { name: a, url: "${BASE}/mcp" }\n';
+    const u = parse(text, { BASE: 'https://x.example' }).upstreams[0];
+    expect(u?.kind === 'http' && u.url).toBe('https://x.example/mcp');
+    expect(formatOf(() => parse(text, { BASE: 'ftp://x' }))).toBe(
+      `${FILE}:2:21 /upstreams/0/url: expected an http:// or https:// URL, got scheme "ftp:"`,
+    );
+  });
+});
+
+describe('parseConfig: errors name file, path, line and what was expected', () => {
+  it('rejects an unknown top-level key, listing the allowed ones', () => {
+    expect(issuesOf(() => parse('upstreams: []\nlisten_port: 80\n'))).toEqual([
+      {
+        file: FILE,
+        path: '/listen_port',
+        line: 2,
+        column: 1,
+        message:
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, upstreams)',
+      },
+    ]);
+  });
+
+  it('rejects an unknown key inside an upstream', () => {
+    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
+    expect(formatOf(() => parse(text))).toBe(
+      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, headers, timeout, listTtl, command, args, env, cwd, restart)`,
+    );
+  });
+
+  it('reports wrong types as expected versus found', () => {
+    const text = 'listen: { port: "eighty" }\nupstreams:\n  - { name: a, command: x, args: [1, true] }\n  - 7\n';
+    expect(formatOf(() => parse(text)).split('\n')).toEqual([
+      `${FILE}:1:17 /listen/port: expected integer, got string`,
+      `${FILE}:3:35 /upstreams/0/args/0: expected string, got number`,
+      `${FILE}:3:38 /upstreams/0/args/1: expected string, got boolean`,
+      `${FILE}:4:5 /upstreams/1: expected object, got number`,
+    ]);
+  });
+
+  it('reports a bad duration with the accepted forms', () => {
+    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n  - name: b\n    url: http://h/mcp\n    timeout: thirty\n';
+    expect(formatOf(() => parse(text))).toBe(
+      `${FILE}:6:14 /upstreams/1/timeout: expected a duration like "30s" or a number of milliseconds, got "thirty"`,
+    );
+  });
+
+  it('rejects an upstream with both url and command', () => {
+    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    command: node\n';
+    expect(issuesOf(() => parse(text))).toEqual([
+      {
+        file: FILE,
+        path: '/upstreams/0',
+        line: 2,
+        column: 5,
+        message: 'upstream must have exactly one of `url` (HTTP) or `command` (stdio)',
+      },
+    ]);
+  });
+
+  it('rejects an upstream with neither url nor command', () => {
+    expect(formatOf(() => parse('upstreams:\n  - name: a\n    prefix: x\n'))).toBe(
+      `${FILE}:2:5 /upstreams/0: upstream must have exactly one of \`url\` (HTTP) or \`command\` (stdio)`,
+    );
+  });
+
+  it('rejects duplicate upstream names', () => {
+    const text = 'upstreams:\n  - { name: a, command: x }\n  - { name: a, url: "http://h" }\n';
+    expect(issuesOf(() => parse(text))).toEqual([
+      { file: FILE, path: '/upstreams/1/name', line: 3, column: 13, message: 'duplicate upstream name "a" (already used by /upstreams/0)' },
+    ]);
+  });
+
+  it('rejects duplicate prefixes, naming both upstreams', () => {
+    const text = 'upstreams:\n  - { name: github, command: x }\n  - { name: gh, command: y, prefix: github }\n';
+    expect(formatOf(() => parse(text))).toBe(
+      `${FILE}:3:37 /upstreams/1/prefix: upstreams "github" and "gh" both use the prefix "github"; give one a different \`prefix\``,
+    );
+  });
+
+  it('allows an empty prefix, even on several upstreams', () => {
+    const text = 'upstreams:\n  - { name: a, command: x, prefix: "" }\n  - { name: b, command: y, prefix: "" }\n  - { name: c, command: z }\n';
+    expect(parse(text).upstreams.map((u) => [u.name, u.prefix])).toEqual([['a', ''], ['b', ''], ['c', 'c']]);
+  });
+
+  it('rejects a session secret that is not 32 bytes, without echoing it', () => {
+    const text = 'upstreams: []\nsessions: { secret: "${S}" }\n';
+    const expected = (found: string) =>
+      `${FILE}:2:21 /sessions/secret: expected a 32-byte key as 64 hex characters or base64 (try \`openssl rand -hex 32\`), got ${found}`;
+    expect(formatOf(() => parse(text, { S: 'ab'.repeat(16) }))).toBe(expected('16 bytes'));
+    expect(formatOf(() => parse(text, { S: Buffer.alloc(31).toString('base64') }))).toBe(expected('31 bytes'));
+    expect(formatOf(() => parse(text, { S: 'not a key!' }))).toBe(expected('10 characters that are neither hex nor base64'));
+    const base64 = Buffer.alloc(32, 1).toString('base64');
+    expect(parse(text, { S: base64 }).sessions.secret).toBe(base64);
+    expect(parse(text, { S: HEX_SECRET }).sessions.secret).toBe(HEX_SECRET);
+    expect(parse('upstreams: []\nsessions: { secret: "${S:-}" }\n').sessions.secret).toBeUndefined();
+  });
+
+  it('reports every problem at once, in file order', () => {
+    const text = 'bogus: 1\nlisten: { port: 70000 }\nupstreams:\n  - { name: "-a", command: x }\n';
+    expect(issuesOf(() => parse(text)).map((i) => [i.path, i.line])).toEqual([
+      ['/bogus', 1],
+      ['/listen/port', 2],
+      ['/upstreams/0/name', 4],
+    ]);
+  });
+
+  it('invalid YAML syntax names the file and line', () => {
+    expect(issuesOf(() => parse('upstreams:\n  - name: a\n   bad: [\n'))[0]).toEqual({
+      file: FILE,
+      path: '',
+      line: 3,
+      column: 1,
+      message: 'invalid YAML: Sequence item without - indicator',
+    });
+    expect(formatOf(() => parse('a: 1\na: 2\n'))).toBe(`${FILE}:2:1: invalid YAML: Map keys must be unique`);
+  });
+});
+
+describe('loadConfig', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the file and resolves cwd against its directory', () => {
+    const file = path.join(dir, 'gatehouse.yaml');
+    writeFileSync(file, 'upstreams:\n  - { name: a, command: x, cwd: sub/dir }\n  - { name: b, command: y, cwd: /abs }\n');
+    const config = loadConfig(file, {});
+    expect(config.file).toBe(file);
+    expect(config.upstreams.map((u) => u.kind === 'stdio' && u.cwd)).toEqual([path.join(dir, 'sub/dir'), '/abs']);
+  });
+
+  it('names the file it cannot read', () => {
+    const missing = path.join(dir, 'missing.yaml');
+    expect(formatOf(() => loadConfig(missing, {}))).toBe(`${missing}: cannot read the config file: no such file`);
+    expect(formatOf(() => loadConfig(dir, {}))).toBe(`${dir}: cannot read the config file: is a directory, not a file`);
+  });
+});
+
+describe('published schema', () => {
+  it('schema/gatehouse.schema.json equals CONFIG_SCHEMA (regenerate: npx tsx src/config/write-schema-file.ts)', () => {
+    expect(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'))).toEqual(CONFIG_SCHEMA);
+  });
+});

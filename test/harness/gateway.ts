@@ -1,0 +1,85 @@
+// Starts a whole gateway in-process for end-to-end tests: the YAML goes through the real
+// config loader, the gateway listens on 127.0.0.1 port 0, logs are kept in memory so tests
+// can assert on them.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load-config.ts';
+import type { GatewayConfig } from '../../src/config/types.ts';
+import { createMemoryLogger } from '../../src/logger.ts';
+import type { LogFields } from '../../src/logger.ts';
+import { startGateway, type RunningGateway } from '../../src/runtime.ts';
+
+export interface TestGateway extends RunningGateway {
+  config: GatewayConfig;
+  logs: LogFields[];
+  /** Waits until every upstream reports state "up" (or the timeout passes). */
+  waitUp(timeoutMs?: number): Promise<void>;
+}
+
+export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
+export const EVERYTHING_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+/** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own. */
+export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
+  const file = join(dir, 'gatehouse.yaml');
+  writeFileSync(file, yaml);
+  const config = loadConfig(file, env, { host: '127.0.0.1', port: 0 });
+  const { logger, lines } = createMemoryLogger();
+  const gw = await startGateway(config, logger);
+  return {
+    ...gw,
+    config,
+    logs: lines,
+    async waitUp(timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (Date.now() < until) {
+        if (gw.upstreams.every((u) => u.status().state === 'up')) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`upstreams not up: ${JSON.stringify(gw.upstreams.map((u) => u.status()))}`);
+    },
+  };
+}
+
+/** Raw modern POST helper: builds the body with _meta and the standard headers. */
+export function modernBody(id: number | string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = {}) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': caps,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1' },
+        ...((params._meta as Record<string, unknown>) ?? {}),
+      },
+    },
+  };
+}
+
+export function modernHeaders(method: string, name?: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name !== undefined ? { 'mcp-name': name } : {}),
+    ...extra,
+  };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
