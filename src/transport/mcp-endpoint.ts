@@ -28,6 +28,8 @@ export interface EndpointDeps {
 
 const SESSION_HEADER = 'mcp-session-id';
 const ANONYMOUS = 'anonymous';
+/** `application/json` with optional parameters; not `application/json-seq` and the like. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise<Response> {
   const { config, gateway, sessions, notifier } = deps;
@@ -50,18 +52,22 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
 
   async function post(req: Request): Promise<Response> {
     const contentType = req.headers.get('content-type');
-    if (contentType !== null && !/^application\/json\b/i.test(contentType)) {
+    if (contentType !== null && !JSON_CONTENT_TYPE.test(contentType)) {
       return errorResponse({ kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, undefined, true);
     }
     const body = await readBodyLimited(req, config.limits.maxBodyBytes);
     if (!body.ok) return errorResponse(body.error, undefined, true);
     const parsed = parseMessage(body.value);
-    if (!parsed.ok) return errorResponse(parsed.error, undefined, true);
+    if (!parsed.ok) return errorResponse(parsed.error.error, parsed.error.id, true);
     const msg = parsed.value;
     const headers: HeaderLookup = (name) => req.headers.get(name) ?? undefined;
     const session = lookupSession(req);
-    if (session instanceof Response) return session;
-    if (session) return legacyMessage(req, msg, session, headers);
+    if (session instanceof Response) {
+      // Only a known session id selects legacy (digest b.4 era dispatch). A stale one on a
+      // request that names a modern version is ignored, as 2026-07-28 servers do (b.6); any
+      // other request with an unknown id gets 2025-11-25's 404, which tells it to re-initialize.
+      if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) return session;
+    } else if (session) return legacyMessage(req, msg, session, headers);
     if (isRequest(msg) && msg.method === 'initialize') return initialize(msg);
     return modernMessage(req, msg, headers);
   }
@@ -134,7 +140,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     if (!gateway.knows(msg.method, 'modern')) return errorResponse({ kind: 'method_not_found', method: msg.method }, msg.id, true);
     const abort = new AbortController();
     // Modern: closing the stream IS the cancellation (digest b.3).
-    req.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    if (req.signal.aborted) abort.abort();
+    else req.signal.addEventListener('abort', () => abort.abort(), { once: true });
     const meta = checked.value;
     return dispatch(
       gateway,

@@ -2,7 +2,7 @@
 // a notification (progress, log) for it arrives first: then the response becomes an SSE
 // stream at that moment, the notification and everything after it are relayed as they come,
 // and the final response closes it (digest b.2). Errors found before anything was streamed
-// keep their HTTP status (400 for -32020 etc.).
+// keep their HTTP status (400 for -32020 etc.). A cancelled request gets no answer.
 import type { Gateway, Reply } from '../gateway.ts';
 import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
@@ -63,6 +63,18 @@ export function dispatch(
     .handle(full)
     .catch((e: unknown): Reply => ({ ok: false, error: { kind: 'internal', message: (e as Error).message } }))
     .then((reply) => {
+      if (opts.signal.aborted) {
+        // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
+        // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
+        // NOT send a response"; digest b.3: "MUST NOT send anything more"), and the abort error
+        // the upstream call ended with is not the client's news. The POST still needs an HTTP
+        // response, so it gets an SSE stream that ends without one.
+        sse ??= openSseStream(opts.headers ? { headers: opts.headers } : {});
+        settle(sse.response);
+        sse.close();
+        opts.onDone?.();
+        return;
+      }
       const { status, body } = finalMessage(full, reply);
       if (sse) {
         sse.send(body);

@@ -1,0 +1,298 @@
+// The 2026-07-28 rules of /mcp, end to end with raw fetch against a real gateway in front of
+// the real modern fixture: version negotiation (digest a.3), required _meta (a.2), the
+// standard and Mcp-Param-* headers (b.4, b.5, c), status codes (a.6, b.2), listen (d.6),
+// progress on a lazily opened SSE response (b.2) and disconnect-as-cancel (b.3).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+
+let upstream: ModernUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startModernUpstream();
+  gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${upstream.url}" }\n`);
+  await gw.waitUp();
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const SUB_ID = 'io.modelcontextprotocol/subscriptionId';
+
+const sentinel = (value: string) => `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+
+async function waitFor(check: () => boolean, until = Date.now() + 3000): Promise<void> {
+  for (; !check(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > until) throw new Error('condition not met in time');
+}
+
+/** JSON-RPC messages of an SSE body, one per event's data (digest b.2). */
+async function* sseMessages(res: Response): AsyncGenerator<any> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buf += value;
+    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+      const data = buf.slice(0, i).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      buf = buf.slice(i + 2);
+      if (data) yield JSON.parse(data);
+    }
+  }
+}
+
+function expectError(res: { status: number; json: any }, status: number, code: number, message?: RegExp, id?: number | string): void {
+  expect(res.status).toBe(status);
+  expect(res.json?.error?.code).toBe(code);
+  if (message) expect(res.json.error.message).toMatch(message);
+  if (id !== undefined) expect(res.json.id).toBe(id);
+}
+
+const call = (id: number | string, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  modernBody(id, 'tools/call', { name, arguments: args, ...(meta ? { _meta: meta } : {}) });
+const postSlow = (body: unknown, signal?: AbortSignal) =>
+  fetch(gw.url, { method: 'POST', headers: modernHeaders('tools/call', 'up__slow'), body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+/** The gateway's own id for the upstream `slow` call that was asked to wait `ms`. */
+const upstreamSlowId = (ms: number) =>
+  (upstream.received.find((r) => (r.body as any)?.params?.arguments?.ms === ms)?.body as { id: string | number } | undefined)?.id;
+
+describe('version negotiation (digest a.3, b.4)', () => {
+  it('answers a POST without MCP-Protocol-Version with 400 / -32020', async () => {
+    const { 'mcp-protocol-version': _, ...headers } = modernHeaders('tools/list');
+    const res = await postJson(gw.url, modernBody(1, 'tools/list'), headers);
+    expectError(res, 400, -32020, /MCP-Protocol-Version/, 1);
+  });
+
+  it.each(['1900-01-01', '2025-11-25'])('answers header version %s with 400 / -32022 listing what is supported', async (v) => {
+    const res = await postJson(gw.url, modernBody(2, 'tools/list'), modernHeaders('tools/list', undefined, { 'mcp-protocol-version': v }));
+    expectError(res, 400, -32022, undefined, 2);
+    expect(res.json.error.data.requested).toBe(v);
+    expect(res.json.error.data.supported).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
+  });
+
+  it('answers an unsupported _meta version with -32022 naming it', async () => {
+    const body = modernBody(3, 'tools/list', { _meta: { [META_VERSION]: '2099-01-01' } });
+    const res = await postJson(gw.url, body, modernHeaders('tools/list'));
+    expectError(res, 400, -32022);
+    expect(res.json.error.data).toEqual({ supported: expect.arrayContaining(['2026-07-28', '2025-11-25']), requested: '2099-01-01' });
+  });
+});
+
+describe('required _meta (digest a.2: -32602 with HTTP 400)', () => {
+  it.each([
+    ['no _meta', undefined, /protocolVersion/],
+    ['no params at all', 'no-params', /protocolVersion/],
+    ['no protocolVersion', { [META_CAPS]: {} }, /protocolVersion/],
+    ['no clientCapabilities', { [META_VERSION]: '2026-07-28' }, /clientCapabilities/],
+    ['clientCapabilities that is not an object', { [META_VERSION]: '2026-07-28', [META_CAPS]: 'all' }, /clientCapabilities/],
+  ])('answers %s with 400 / -32602', async (_label, meta, message) => {
+    const params = meta === 'no-params' ? {} : { params: meta === undefined ? {} : { _meta: meta } };
+    const body = { jsonrpc: '2.0', id: 4, method: 'tools/list', ...params };
+    const res = await postJson(gw.url, body, modernHeaders('tools/list'));
+    expectError(res, 400, -32602, message, 4);
+  });
+});
+
+describe('standard headers (digest b.4, b.5)', () => {
+  it('answers a missing Mcp-Method with 400 / -32020', async () => {
+    const { 'mcp-method': _, ...headers } = modernHeaders('tools/list');
+    expectError(await postJson(gw.url, modernBody(5, 'tools/list'), headers), 400, -32020, /Mcp-Method/);
+  });
+
+  it('compares Mcp-Method case-sensitively', async () => {
+    const res = await postJson(gw.url, modernBody(5, 'tools/list'), modernHeaders('TOOLS/LIST'));
+    expectError(res, 400, -32020, /Mcp-Method.*'TOOLS\/LIST'.*'tools\/list'/);
+  });
+
+  const NAMED: Array<[string, Record<string, unknown>, string, (r: any) => boolean]> = [
+    ['tools/call', { name: 'up__echo', arguments: { message: 'hi' } }, 'up__echo', (r) => r.content[0].text === 'hi'],
+    ['prompts/get', { name: 'up__greet', arguments: { name: 'alice' } }, 'up__greet', (r) => /Hello, alice/.test(r.messages[0].content.text)],
+    ['resources/read', { uri: 'mem://shared/readme' }, 'mem://shared/readme', (r) => r.contents[0].text === 'modern readme'],
+  ];
+
+  it.each(NAMED)('%s without Mcp-Name is 400 / -32020, with a different one too', async (method, params) => {
+    const missing = await postJson(gw.url, modernBody(6, method, params), modernHeaders(method));
+    expectError(missing, 400, -32020, /missing header Mcp-Name/);
+    const wrong = await postJson(gw.url, modernBody(6, method, params), modernHeaders(method, 'something-else'));
+    expectError(wrong, 400, -32020, /Mcp-Name header value 'something-else' does not match/);
+  });
+
+  it.each(NAMED)('%s accepts a Base64-sentinel Mcp-Name that decodes to the body value', async (method, params, name, check) => {
+    const res = await postJson(gw.url, modernBody(7, method, params), modernHeaders(method, sentinel(name)));
+    expect([res.status, res.json.id, check(res.json.result)]).toEqual([200, 7, true]);
+  });
+
+  it('refuses a raw non-ASCII Mcp-Name even when it equals the body (b.4 rule 3)', async () => {
+    const res = await postJson(gw.url, call(8, 'café', {}), modernHeaders('tools/call', 'café'));
+    expectError(res, 400, -32020, /invalid characters/);
+  });
+
+  it('ignores Mcp-Name on a method that has no name (digest §10 #9)', async () => {
+    const res = await postJson(gw.url, modernBody(8, 'tools/list'), modernHeaders('tools/list', 'whatever'));
+    expect(res.status).toBe(200);
+    expect(res.json.result.tools.map((t: { name: string }) => t.name)).toContain('up__query');
+  });
+
+  it('refuses an Mcp-Name sentinel with broken Base64', async () => {
+    const res = await postJson(gw.url, call(8, 'up__echo', { message: 'x' }), modernHeaders('tools/call', '=?base64?!!!?='));
+    expectError(res, 400, -32020, /Mcp-Name/);
+  });
+});
+
+describe('Mcp-Param-* for x-mcp-header arguments (digest c)', () => {
+  const args = { region: 'us-west1', query: 'q', limit: 5 };
+  const post = (headers: Record<string, string>, a: Record<string, unknown> = args) =>
+    postJson(gw.url, call(9, 'up__query', a), modernHeaders('tools/call', 'up__query', headers));
+
+  it('forwards a call whose headers mirror the body, comparing integers numerically', async () => {
+    const res = await post({ 'mcp-param-region': 'us-west1', 'mcp-param-limit': '5.0' });
+    expect(res.status).toBe(200);
+    expect(res.json.result.content[0].text).toBe('us-west1:q:5');
+    const seen = upstream.received.filter((r) => r.headers['mcp-name'] === 'query').at(-1)!;
+    expect(seen.headers['mcp-param-region']).toBe('us-west1');
+  });
+
+  it('accepts a Base64-sentinel Mcp-Param value', async () => {
+    const res = await post({ 'mcp-param-region': sentinel('Hello, 世界'), 'mcp-param-limit': '5' }, { ...args, region: 'Hello, 世界' });
+    expect(res.status).toBe(200);
+    expect(res.json.result.content[0].text).toBe('Hello, 世界:q:5');
+  });
+
+  it.each([
+    ['a mismatched Region', { 'mcp-param-region': 'eu-west1', 'mcp-param-limit': '5' }, /Mcp-Param-Region header value 'eu-west1' does not match/],
+    ['a missing Limit', { 'mcp-param-region': 'us-west1' }, /missing header Mcp-Param-Limit/],
+    ['a non-integer Limit', { 'mcp-param-region': 'us-west1', 'mcp-param-limit': 'five' }, /Mcp-Param-Limit/],
+  ])('answers %s with 400 / -32020 naming the header', async (_label, headers, message) => {
+    const before = upstream.received.length;
+    const res = await post(headers);
+    expectError(res, 400, -32020, message, 9);
+    expect(upstream.received.slice(before).some((r) => r.headers['mcp-name'] === 'query')).toBe(false);
+  });
+
+  it('refuses an Mcp-Param header for an absent argument', async () => {
+    const res = await post({ 'mcp-param-region': 'us-west1', 'mcp-param-limit': '5' }, { region: 'us-west1', query: 'q' });
+    expectError(res, 400, -32020, /Mcp-Param-Limit header is present but argument limit is absent/);
+  });
+});
+
+describe('methods and message kinds (digest a.1, b.1, b.2)', () => {
+  // `ping` is legacy-only; id 0 checks that a falsy id is echoed, not dropped.
+  it.each([['nope/nothing', 10], ['ping', 0], ['initialize/extra', 'x']])('answers unknown method %s with 404 / -32601 (id %j)', async (method, id) => {
+    const res = await postJson(gw.url, modernBody(id, method), modernHeaders(method));
+    expectError(res, 404, -32601, new RegExp(method), id);
+  });
+
+  it('ignores a stale Mcp-Session-Id on a modern request, and never mints or echoes one (b.6)', async () => {
+    const headers = modernHeaders('tools/list', undefined, { 'mcp-session-id': 'stale-session-from-elsewhere' });
+    const res = await postJson(gw.url, modernBody(13, 'tools/list'), headers);
+    expect(res.status).toBe(200);
+    expect(res.json.result.tools.length).toBeGreaterThan(0);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+  });
+
+  it('answers an unknown tool with -32602 "Unknown tool" (200: the spec leaves the status open)', async () => {
+    const res = await postJson(gw.url, call(11, 'up__nope', {}), modernHeaders('tools/call', 'up__nope'));
+    expectError(res, 200, -32602, /Unknown tool: up__nope/);
+  });
+
+  it('accepts a notification with 202 and an empty body, even without Mcp-* headers', async () => {
+    const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen:0', _meta: modernBody(0, 'x').params._meta } };
+    const res = await postJson(gw.url, note, { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' });
+    expect([res.status, res.text]).toEqual([202, '']);
+  });
+
+  it('refuses a JSON-RPC response from a modern client with 400', async () => {
+    const res = await postJson(gw.url, { jsonrpc: '2.0', id: 12, result: {} }, modernHeaders('tools/list'));
+    expectError(res, 400, -32600, /must not send responses/);
+  });
+
+  it.each(['GET', 'DELETE'])('answers %s without a session with 405 and Allow: POST', async (method) => {
+    const res = await fetch(gw.url, { method, headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } });
+    expect([res.status, res.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await res.json()).error.message).toMatch(new RegExp(method));
+  });
+});
+
+describe('subscriptions/listen (digest d.6)', () => {
+  async function listen(id: string | number, notifications: Record<string, unknown>) {
+    const abort = new AbortController();
+    const body = JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications }));
+    const res = await fetch(gw.url, { method: 'POST', headers: modernHeaders('subscriptions/listen'), body, signal: abort.signal });
+    return { res, messages: sseMessages(res), close: () => abort.abort() };
+  }
+
+  it.each([['listen-1'], [7], [0]])('acknowledges first, with the honoured subset, tagged with id %j (type kept)', async (id) => {
+    const listeners = gw.notifier.size();
+    const { res, messages, close } = await listen(id, { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['mem://shared/readme'] });
+    try {
+      expect(gw.notifier.size()).toBe(listeners + 1);
+      expect([res.status, res.headers.get('content-type'), res.headers.get('x-accel-buffering')]).toEqual([200, 'text/event-stream', 'no']);
+      const first = (await messages.next()).value;
+      expect(first.method).toBe('notifications/subscriptions/acknowledged');
+      expect(first.params.notifications).toEqual({ toolsListChanged: true });
+      expect([first.params._meta[SUB_ID], typeof first.params._meta[SUB_ID]]).toEqual([id, typeof id]);
+    } finally {
+      close();
+    }
+    // Closing the stream ends the subscription: no listener is left behind.
+    await waitFor(() => gw.notifier.size() === listeners);
+  });
+
+  it('delivers an upstream tools change on the stream, tagged with the subscription id', async () => {
+    const { messages, close } = await listen('listen-2', { toolsListChanged: true });
+    try {
+      expect((await messages.next()).value.method).toBe('notifications/subscriptions/acknowledged');
+      upstream.setExtraTool(true);
+      const next = (await messages.next()).value;
+      expect(next).toMatchObject({ method: 'notifications/tools/list_changed', params: { _meta: { [SUB_ID]: 'listen-2' } } });
+    } finally {
+      close();
+      upstream.setExtraTool(false);
+    }
+  });
+});
+
+describe('progress and cancellation (digest b.2, b.3)', () => {
+  it('streams notifications/progress, then the result, when the call has a progressToken', async () => {
+    const res = await postSlow(call('p-1', 'up__slow', { ms: 60, steps: 3 }, { progressToken: 'tok-1' }));
+    expect([res.headers.get('content-type'), res.headers.get('x-accel-buffering')]).toEqual(['text/event-stream', 'no']);
+    const all: any[] = [];
+    for await (const m of sseMessages(res)) all.push(m);
+    expect(all.slice(0, 3).map((m) => [m.method, m.params.progressToken, m.params.progress])).toEqual([
+      ['notifications/progress', 'tok-1', 1],
+      ['notifications/progress', 'tok-1', 2],
+      ['notifications/progress', 'tok-1', 3],
+    ]);
+    expect(all).toHaveLength(4);
+    expect(all[3]).toMatchObject({ id: 'p-1', result: { resultType: 'complete', content: [{ text: 'slept 60ms' }] } });
+  });
+
+  it('cancels the upstream call when the client closes a progress stream (digest b.3)', async () => {
+    const abort = new AbortController();
+    const res = await postSlow(call('c-2', 'up__slow', { ms: 5002, steps: 100 }, { progressToken: 7 }), abort.signal);
+    const first = (await sseMessages(res).next()).value;
+    expect(first).toMatchObject({ method: 'notifications/progress', params: { progressToken: 7, progress: 1 } });
+    abort.abort();
+    await waitFor(() => upstream.cancelled.includes(upstreamSlowId(5002)!));
+  });
+
+  it('answers plain JSON when the call has no progressToken', async () => {
+    const res = await postJson(gw.url, call('p-2', 'up__slow', { ms: 30, steps: 3 }), modernHeaders('tools/call', 'up__slow'));
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json']);
+    expect(res.json).toMatchObject({ id: 'p-2', result: { content: [{ text: 'slept 30ms' }] } });
+  });
+
+  it('cancels the upstream call when the client aborts its request', async () => {
+    const abort = new AbortController();
+    const pending = postSlow(call('c-1', 'up__slow', { ms: 5001 }), abort.signal);
+    await waitFor(() => upstreamSlowId(5001) !== undefined);
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => upstream.cancelled.includes(upstreamSlowId(5001)!));
+  });
+});
