@@ -13,6 +13,7 @@ import { LegacySessions } from './transport/legacy-sessions.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { Notifier } from './transport/notifier.ts';
 import { HttpUpstream } from './upstream/http-upstream.ts';
+import { RoutedUpstream } from './upstream/routed-upstream.ts';
 import { StdioUpstream } from './upstream/stdio-upstream.ts';
 import type { Upstream } from './upstream/upstream.ts';
 
@@ -32,7 +33,7 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
 }
 
 export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream[] {
-  return config.upstreams.map((u) => (u.kind === 'http' ? new HttpUpstream(u, logger) : new StdioUpstream(u, logger)));
+  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger) : new HttpUpstream(u, logger)));
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {

@@ -97,17 +97,12 @@ function checkNamesAndPrefixes(config: GatewayConfig, issues: CheckIssue[]): voi
 }
 
 function checkHttp(u: HttpUpstreamConfig, i: number, issues: CheckIssue[]): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(u.url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    issues.push({
-      path: toPointer(['upstreams', i, 'url']),
-      message: `expected an http:// or https:// URL, got ${protocol === undefined ? 'a value that is not a URL' : `scheme "${protocol}"`}`,
-    });
+  if (u.route === undefined) {
+    checkUrl(u.url, ['upstreams', i, 'url'], issues);
+  } else {
+    // `url` is derived from these, so the route's own keys are the ones to blame.
+    for (const t of u.route.targets) checkUrl(t.url, ['upstreams', i, 'route', 'targets', t.pattern], issues);
+    if (u.route.default !== undefined) checkUrl(u.route.default, ['upstreams', i, 'route', 'default'], issues);
   }
   for (const [name, value] of Object.entries(u.headers)) {
     const at = toPointer(['upstreams', i, 'headers', name]);
@@ -121,6 +116,21 @@ function checkHttp(u: HttpUpstreamConfig, i: number, issues: CheckIssue[]): void
         message: 'expected a header value without line breaks or NUL (check the environment variable; a file read into it may end with a newline)',
       });
     }
+  }
+}
+
+function checkUrl(url: string, at: (string | number)[], issues: CheckIssue[]): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    issues.push({
+      path: toPointer(at),
+      message: `expected an http:// or https:// URL, got ${protocol === undefined ? 'a value that is not a URL' : `scheme "${protocol}"`}`,
+    });
   }
 }
 

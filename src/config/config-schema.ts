@@ -11,11 +11,14 @@
 import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
-  'upstream must have exactly one of `url` (HTTP) or `command` (stdio)';
+  'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
 
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
 // RFC 9110 section 5.6.2 `token`: anything else is rejected by undici at request time.
 const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+// The scheme is checked again after ${ENV} interpolation (check-config.ts).
+const HTTP_URL_PATTERN = '^(https?://|\\$\\{)';
+const HTTP_URL_MESSAGE = 'expected an http:// or https:// URL';
 
 function duration(description: string, fallback: string): Record<string, unknown> {
   return { description: `${description} Default ${fallback}.`, default: fallback, $ref: '#/$defs/duration' };
@@ -128,7 +131,7 @@ export const CONFIG_SCHEMA = {
       errorMessage: 'expected a duration like "30s" or a number of milliseconds',
     },
     upstream: {
-      description: 'One upstream MCP server: Streamable HTTP (`url`) or stdio (`command`).',
+      description: 'One upstream MCP server: Streamable HTTP (`url`), a routed set of them (`route`) or stdio (`command`).',
       type: 'object',
       additionalProperties: false,
       required: ['name'],
@@ -148,8 +151,42 @@ export const CONFIG_SCHEMA = {
         url: {
           description: 'Streamable HTTP endpoint of the upstream (http or https).',
           type: 'string',
-          pattern: '^(https?://|\\$\\{)',
-          errorMessage: 'expected an http:// or https:// URL',
+          pattern: HTTP_URL_PATTERN,
+          errorMessage: HTTP_URL_MESSAGE,
+        },
+        route: {
+          description:
+            'Instead of `url`: a set of Streamable HTTP endpoints, one chosen per tools/call by the value of an Mcp-Param-* header. Lists and every other method go to `default`, or to the first target when there is none.',
+          type: 'object',
+          additionalProperties: false,
+          required: ['by', 'targets'],
+          properties: {
+            by: {
+              description: 'The x-mcp-header name whose Mcp-Param-<by> value picks the target (e.g. Region); matched case-insensitively.',
+              type: 'string',
+              pattern: HEADER_NAME_PATTERN,
+              errorMessage: 'expected an x-mcp-header name (RFC 9110 token, e.g. "Region")',
+            },
+            targets: {
+              description:
+                'Glob pattern of the decoded value -> endpoint URL, tried in order. `*` matches any run of characters, `?` one character; the rest is literal and case-sensitive.',
+              type: 'object',
+              minProperties: 1,
+              propertyNames: { minLength: 1, errorMessage: 'expected a non-empty glob pattern' },
+              additionalProperties: {
+                description: 'Streamable HTTP endpoint for values matching the pattern (http or https).',
+                type: 'string',
+                pattern: HTTP_URL_PATTERN,
+                errorMessage: HTTP_URL_MESSAGE,
+              },
+            },
+            default: {
+              description: 'Endpoint for values no pattern matches, and for calls without the header. Unset: such values are refused.',
+              type: 'string',
+              pattern: HTTP_URL_PATTERN,
+              errorMessage: HTTP_URL_MESSAGE,
+            },
+          },
         },
         headers: {
           description: 'Static headers sent upstream, e.g. Authorization: "Bearer ${TOKEN}". HTTP only.',
@@ -195,12 +232,13 @@ export const CONFIG_SCHEMA = {
       allOf: [
         {
           description: 'Exactly one transport.',
-          oneOf: [{ required: ['url'] }, { required: ['command'] }],
+          oneOf: [{ required: ['url'] }, { required: ['route'] }, { required: ['command'] }],
           errorMessage: UPSTREAM_KIND_MESSAGE,
         },
       ],
       dependentSchemas: {
         url: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
+        route: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
         command: { properties: onlyFor('HTTP', ['headers']) },
       },
     },
@@ -225,6 +263,7 @@ export interface RawUpstream {
   name: string;
   prefix?: string;
   url?: string;
+  route?: { by: string; targets: Record<string, string>; default?: string };
   headers?: Record<string, string>;
   timeout?: RawDuration;
   listTtl?: RawDuration;

@@ -104,9 +104,23 @@ function normalizeUpstream(
     timeoutMs: ms(u.timeout, DEFAULTS.timeout, ['timeout']),
     listTtlMs: ms(u.listTtl, DEFAULTS.listTtl, ['listTtl']),
   };
-  // The schema guarantees exactly one of url and command.
+  // The schema guarantees exactly one of url, route and command.
   if (u.url !== undefined) {
     return { kind: 'http', ...common, url: u.url, headers: u.headers ?? {} };
+  }
+  if (u.route !== undefined) {
+    // Object order is config order, except that integer-like keys ("10") come first (ECMA-262
+    // OrdinaryOwnPropertyKeys); only an overlap with a wildcard pattern could notice.
+    const targets = Object.entries(u.route.targets).map(([pattern, url]) => ({ pattern, url }));
+    const fallback = u.route.default;
+    return {
+      kind: 'http',
+      ...common,
+      // One list source, so lists never depend on which target a call went to.
+      url: fallback ?? targets[0]?.url ?? '',
+      route: { by: u.route.by, targets, ...(fallback !== undefined ? { default: fallback } : {}) },
+      headers: u.headers ?? {},
+    };
   }
   return {
     kind: 'stdio',

@@ -121,6 +121,8 @@ function describe(e: ErrorObject): string {
       return `expected at most ${String(p['limit'])} characters, got ${got}`;
     case 'minItems':
       return `expected at least ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
+    case 'minProperties':
+      return p['limit'] === 1 ? 'expected at least one entry, got none' : `expected at least ${String(p['limit'])} entries`;
     case 'maxItems':
       return `expected at most ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
     case 'false schema':

@@ -6,12 +6,29 @@ export interface HttpUpstreamConfig {
   name: string;
   /** Prefix for tool/prompt names; '' means none. Defaults to `name`. */
   prefix: string;
+  /** The endpoint; for a routed upstream, the list source: `route.default`, else the first target. */
   url: string;
-  /** Static headers (after ${ENV} interpolation). Never override computed Mcp-* headers. */
+  /** Set when the upstream is a set of endpoints chosen per tools/call by an Mcp-Param-* value. */
+  route?: HttpRoute;
+  /** Static headers (after ${ENV} interpolation), sent to every target. Never override computed Mcp-* headers. */
   headers: Readonly<Record<string, string>>;
   timeoutMs: number;
   /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
   listTtlMs: number;
+}
+
+export interface HttpRoute {
+  /** The x-mcp-header name whose `Mcp-Param-<by>` value picks the target (matched case-insensitively). */
+  by: string;
+  /** Glob pattern of the decoded value -> URL, in config order. */
+  targets: readonly RouteTarget[];
+  /** Where values no pattern matches go; unset means they are refused. */
+  default?: string;
+}
+
+export interface RouteTarget {
+  pattern: string;
+  url: string;
 }
 
 export interface StdioUpstreamConfig {

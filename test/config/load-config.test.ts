@@ -175,7 +175,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
   it('rejects an unknown key inside an upstream', () => {
     const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
     expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, headers, timeout, listTtl, command, args, env, cwd, restart)`,
+      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, timeout, listTtl, command, args, env, cwd, restart)`,
     );
   });
 
@@ -204,14 +204,14 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         path: '/upstreams/0',
         line: 2,
         column: 5,
-        message: 'upstream must have exactly one of `url` (HTTP) or `command` (stdio)',
+        message: 'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)',
       },
     ]);
   });
 
-  it('rejects an upstream with neither url nor command', () => {
+  it('rejects an upstream with none of url, route and command', () => {
     expect(formatOf(() => parse('upstreams:\n  - name: a\n    prefix: x\n'))).toBe(
-      `${FILE}:2:5 /upstreams/0: upstream must have exactly one of \`url\` (HTTP) or \`command\` (stdio)`,
+      `${FILE}:2:5 /upstreams/0: upstream must have exactly one of \`url\` (HTTP), \`route\` (routed HTTP) or \`command\` (stdio)`,
     );
   });
 
