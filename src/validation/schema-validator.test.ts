@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { SchemaValidator } from './schema-validator.ts';
+
+describe('SchemaValidator', () => {
+  const v = new SchemaValidator();
+  const schema = { type: 'object', properties: { days: { type: 'integer', maximum: 7 } }, required: ['days'] };
+
+  it('accepts valid arguments and names the first problem of invalid ones', () => {
+    expect(v.validate(schema, { days: 3 })).toEqual({ ok: true });
+    expect(v.validate(schema, { days: 9 })).toEqual({ ok: false, message: '/days must be <= 7' });
+    expect(v.validate(schema, {})).toEqual({ ok: false, message: "(root) must have required property 'days'" });
+  });
+
+  it('compiles each schema object once', () => {
+    const s = { type: 'object' };
+    const a = v.validate(s, {});
+    const b = v.validate(s, {});
+    expect(a).toEqual(b);
+  });
+
+  it('honours draft-07 and 2020-12 dialects, and reports others as unchecked', () => {
+    const d7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } };
+    expect(v.validate(d7, { a: 1 })).toEqual({ ok: false, message: '/a must be string' });
+    const d2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', prefixItems: [] };
+    expect(v.validate(d2020, {})).toEqual({ ok: true });
+    const odd = { $schema: 'http://example.com/my-dialect', type: 'object' };
+    expect(v.validate(odd, {})).toEqual({ ok: 'unchecked', reason: 'unsupported JSON Schema dialect http://example.com/my-dialect' });
+  });
+
+  it('never fetches a network $ref: such a schema is unchecked, not an error', () => {
+    const remote = { type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } };
+    const r = v.validate(remote, { a: 1 });
+    expect(r.ok).toBe('unchecked');
+  });
+
+  it('ignores unknown keywords such as x-mcp-header', () => {
+    expect(v.validate({ type: 'object', properties: { r: { type: 'string', 'x-mcp-header': 'Region' } } }, { r: 'x' })).toEqual({ ok: true });
+  });
+});
