@@ -24,6 +24,7 @@ export type ExchangeOutcome =
   | { kind: 'network_error'; error: Error };
 
 const MAX_ERROR_BODY = 64 * 1024;
+const DRAIN_TIMEOUT_MS = 5000;
 
 function headerString(v: string | string[] | undefined): string {
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
@@ -69,12 +70,13 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
       return { kind: 'http_error', status, headers, bodyText: text, ...(m && matchesId(m, undefined) ? { message: m } : {}) };
     }
     if (contentType.startsWith('text/event-stream')) {
-      for await (const data of readSseData(body)) {
-        const m = parseMessage(data);
+      // Iterated by hand: leaving a for-await early would destroy the socket.
+      const events = readSseData(body)[Symbol.asyncIterator]();
+      for (let next = await events.next(); !next.done; next = await events.next()) {
+        const m = parseMessage(next.value);
         if (!m) continue;
         if (matchesId(m, id)) {
-          // The final response ends this request's stream (b.2); release the connection.
-          body.destroy();
+          drainLater(events, body);
           return { kind: 'response', status, headers, message: m };
         }
         if ('method' in m && 'id' in m && m.id !== undefined) input.onServerRequest?.(m as JsonRpcRequest);
@@ -90,6 +92,21 @@ export async function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
     body.destroy();
     return { kind: 'network_error', error: e as Error };
   }
+}
+
+/**
+ * The final response SHOULD end the stream (b.2): read what is left in the background so
+ * the keep-alive connection returns to the pool, but never wait on a server that keeps the
+ * stream open.
+ */
+function drainLater(events: AsyncIterator<string>, body: Dispatcher.ResponseData['body']): void {
+  const timer = setTimeout(() => body.destroy(), DRAIN_TIMEOUT_MS);
+  timer.unref();
+  void (async () => {
+    for (let n = await events.next(); !n.done; n = await events.next());
+  })()
+    .catch(() => undefined)
+    .finally(() => clearTimeout(timer));
 }
 
 export { headerString };

@@ -24,6 +24,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private readonly staticHeaders: Record<string, string>;
   private era: Era | undefined;
   private sessionId: string | undefined;
+  /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
+  private legacyReady = false;
   private legacyVersion = LEGACY_VERSION;
   private probing: Promise<Result<Era, GatewayError>> | undefined;
   private nextId = 1;
@@ -57,6 +59,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     // The upstream forgot our legacy session: start a new one and retry once (g.3 step 1).
     this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
     this.sessionId = undefined;
+    this.legacyReady = false;
     const again = await this.ready();
     if (!again.ok) return again;
     const second = await this.send(again.value, req);
@@ -66,7 +69,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private ready(): Promise<Result<Era, GatewayError>> {
-    if (this.era === 'modern' || (this.era === 'legacy' && this.sessionId)) return Promise.resolve(ok(this.era));
+    if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return Promise.resolve(ok(this.era));
     this.probing ??= this.probe().finally(() => {
       this.probing = undefined;
     });
@@ -135,6 +138,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       body: { jsonrpc: '2.0', method: 'notifications/initialized' },
       signal: AbortSignal.timeout(this.config.timeoutMs),
     });
+    this.legacyReady = true;
     this.markUp();
     this.openStream();
     return ok('legacy');
@@ -156,9 +160,15 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.stream.open();
   }
 
-  private fail(reason: string): Result<Era, GatewayError> {
+  /** It stopped working: forget era and session so the next request probes again, and stop
+   * the notification stream (it would retry a dead URL or a forgotten session); the next
+   * successful probe opens a fresh one. */
+  private fail(reason: string): Result<never, GatewayError> {
     this.era = undefined;
     this.sessionId = undefined;
+    this.legacyReady = false;
+    this.stream?.close();
+    this.stream = undefined;
     this.markDown(reason);
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
   }
@@ -204,13 +214,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         }
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
       case 'network_error': {
-        const reason = describe(outcome.error);
-        if (outcome.error.name !== 'AbortError') {
-          // It stopped working: forget the era so the next request probes again.
-          this.era = undefined;
-          this.sessionId = undefined;
-          this.markDown(reason);
-        }
+        // Name the URL: this reason becomes lastError in /readyz and the "upstream down" log.
+        const reason = `connection to ${this.config.url} failed: ${describe(outcome.error)}`;
+        if (outcome.error.name !== 'AbortError' && !this.closed) return this.fail(reason);
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
       }
     }
@@ -245,7 +251,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         .then((r) => r.body.dump())
         .catch(() => undefined);
     }
-    await this.pool.close().catch(() => undefined);
+    // destroy, not close: close() waits for in-flight calls, whose callers are already gone
+    // (the server cut their connections), so shutdown would wait out the longest tool call.
+    await this.pool.destroy().catch(() => undefined);
   }
 }
 

@@ -45,6 +45,10 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   }
 
   start(): Promise<void> {
+    // A start on demand (a request during the backoff) supersedes the pending restart: a
+    // second launch would replace this.child and orphan the first, still-running process.
+    clearTimeout(this.restartTimer);
+    if (this.closed || (this.child && this.era)) return Promise.resolve();
     this.starting ??= this.launch().finally(() => {
       this.starting = undefined;
     });
