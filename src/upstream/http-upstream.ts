@@ -16,6 +16,8 @@ import { UpstreamBase } from './upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
 import { LEGACY_VERSION, MODERN_VERSION, type Era, type UpstreamRequest } from './upstream.ts';
 
+const FIRST_REPROBE_MS = 500;
+const MAX_REPROBE_MS = 5000;
 const RESERVED_HEADER = /^(mcp-|host$|content-length$|content-type$|accept$|connection$|transfer-encoding$)/i;
 
 export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
@@ -30,6 +32,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private probing: Promise<Result<Era, GatewayError>> | undefined;
   private nextId = 1;
   private stream: NotificationStream | undefined;
+  private reprobeTimer: NodeJS.Timeout | undefined;
+  private reprobeDelay = FIRST_REPROBE_MS;
 
   constructor(config: HttpUpstreamConfig, logger: Logger) {
     super(config, 'http', logger);
@@ -170,7 +174,24 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.stream?.close();
     this.stream = undefined;
     this.markDown(reason);
+    this.scheduleReprobe();
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
+  }
+
+  /** A down upstream is probed again in the background with backoff, so /readyz and the
+   * merged lists recover without waiting for a client request to reach it. */
+  private scheduleReprobe(): void {
+    if (this.closed || this.reprobeTimer) return;
+    const delay = this.reprobeDelay;
+    this.reprobeDelay = Math.min(this.reprobeDelay * 2, MAX_REPROBE_MS);
+    this.reprobeTimer = setTimeout(() => {
+      this.reprobeTimer = undefined;
+      if (this.closed || this.era) return;
+      void this.ready().then((r) => {
+        if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
+      });
+    }, delay);
+    this.reprobeTimer.unref();
   }
 
   private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
@@ -244,6 +265,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.reprobeTimer);
     this.stream?.close();
     if (this.era === 'legacy' && this.sessionId) {
       await this.pool

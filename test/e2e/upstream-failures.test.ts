@@ -248,6 +248,8 @@ describe('an HTTP upstream that dies and comes back on the same port', () => {
 
     const discoversBefore = modern.received.filter((r) => r.headers['mcp-method'] === 'server/discover').length;
     await front.start();
+    // Recovery is noticed in the background (re-probe with backoff), before any client call.
+    await waitFor('readyz to show flaky up again without a client request', async () => (await readyz()).upstreams.find((u) => u.name === 'flaky')?.state === 'up', 8000);
     const back = await client.callTool({ name: 'flaky__echo', arguments: { message: 'after' } });
     expect(back.structuredContent).toEqual({ message: 'after' });
     expect(modern.received.filter((r) => r.headers['mcp-method'] === 'server/discover').length).toBe(discoversBefore + 1);
