@@ -8,7 +8,16 @@
 // schema-issues.ts uses it): when present, it replaces the generic message for every
 // failing keyword of the schema object it sits in.
 
+import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
+import {
+  POLICY_CONFIG_SCHEMA,
+  RATE_LIMITS_CONFIG_SCHEMA,
+  VALIDATION_CONFIG_SCHEMA,
+  type RawPolicyConfig,
+  type RawRateLimitsConfig,
+  type RawValidationConfig,
+} from './enforcement-schema.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
@@ -115,6 +124,10 @@ export const CONFIG_SCHEMA = {
         idleTimeout: duration('A session unused this long expires.', '1h'),
       },
     },
+    identity: IDENTITY_CONFIG_SCHEMA,
+    policy: POLICY_CONFIG_SCHEMA,
+    validation: VALIDATION_CONFIG_SCHEMA,
+    rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -254,6 +267,10 @@ export interface RawConfig {
   limits?: { maxBodyBytes?: number; maxHeaderBytes?: number; maxHeaderCount?: number; pageSize?: number };
   listDeadline?: RawDuration;
   sessions?: { secret?: string; idleTimeout?: RawDuration };
+  identity?: unknown;
+  policy?: RawPolicyConfig;
+  validation?: RawValidationConfig;
+  rateLimits?: RawRateLimitsConfig;
   upstreams: RawUpstream[];
 }
 

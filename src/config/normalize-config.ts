@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { RawConfig, RawDuration, RawUpstream } from './config-schema.ts';
 import { toPointer } from './config-error.ts';
 import { durationMs, MAX_DURATION_MS } from './duration.ts';
+import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
 
 export interface ConfigOverrides {
@@ -88,9 +89,30 @@ export function normalizeConfig(
       secret: secret === undefined || secret === '' ? undefined : secret,
       idleTimeoutMs: ms(raw.sessions?.idleTimeout, DEFAULTS.idleTimeout, ['sessions', 'idleTimeout']),
     },
+    identity: undefined,
+    policy: raw.policy === undefined
+      ? undefined
+      : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
+    validation: { arguments: raw.validation?.arguments ?? true, outputs: raw.validation?.outputs ?? 'warn' },
+    rateLimits: normalizeRateLimits(raw, issues),
     upstreams,
   };
+  if (raw.identity !== undefined) {
+    const identity = normalizeIdentityConfig(raw.identity, baseDir);
+    if (identity.ok) config.identity = identity.value;
+    else for (const i of identity.error) issues.push({ path: `/identity${i.path}`, message: i.message });
+  }
   return { config, issues };
+}
+
+function normalizeRateLimits(raw: RawConfig, issues: NormalizeIssue[]): GatewayConfig['rateLimits'] {
+  const r = raw.rateLimits;
+  if (r?.store !== 'redis') return { store: 'memory' };
+  if (!r.redisUrl) {
+    issues.push({ path: '/rateLimits/redisUrl', message: 'expected a redis:// URL when store is redis' });
+    return { store: 'memory' };
+  }
+  return { store: 'redis', redisUrl: r.redisUrl, prefix: r.prefix ?? 'gatehouse:rl:' };
 }
 
 function normalizeUpstream(

@@ -1,5 +1,6 @@
 // The validated, fully defaulted, frozen configuration (design.md house style 4).
 // Produced once at boot by load-config.ts; runtime code never checks for a missing optional.
+import type { IdentityConfig } from '../identity/identity-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -68,5 +69,11 @@ export interface GatewayConfig {
     secret: string | undefined;
     idleTimeoutMs: number;
   };
+  /** Unset: every caller is anonymous (local use); see README, Identity. */
+  identity: IdentityConfig | undefined;
+  /** Unset: no policy; every caller may see and call everything. */
+  policy: { dir: string; defaultEffect: 'allow' | 'deny'; watch: boolean } | undefined;
+  validation: { arguments: boolean; outputs: 'off' | 'warn' | 'block' };
+  rateLimits: { store: 'memory' } | { store: 'redis'; redisUrl: string; prefix: string };
   upstreams: readonly UpstreamConfig[];
 }

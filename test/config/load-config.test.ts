@@ -59,6 +59,10 @@ describe('parseConfig: valid configs', () => {
       limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 },
       listDeadlineMs: 2000,
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
+      identity: undefined,
+      policy: undefined,
+      validation: { arguments: true, outputs: 'warn' },
+      rateLimits: { store: 'memory' },
       upstreams: [
         {
           kind: 'http',
@@ -96,6 +100,10 @@ describe('parseConfig: valid configs', () => {
       limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, pageSize: 500 },
       listDeadlineMs: 5000,
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
+      identity: undefined,
+      policy: undefined,
+      validation: { arguments: true, outputs: 'warn' },
+      rateLimits: { store: 'memory' },
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
@@ -167,7 +175,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, upstreams)',
       },
     ]);
   });
