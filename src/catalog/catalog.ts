@@ -14,6 +14,12 @@ import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
 import { mergeLists, type CacheScope, type ListKind, type MergedList } from './merge.ts';
 import { LIST_METHOD, PartCache, type Part } from './part-cache.ts';
 import { routeResourceUri, type ResourceRoute } from './resource-routing.ts';
+import { WarnOnce } from './warn-once.ts';
+
+/** How often an unknown name may make the catalog re-fetch every upstream's list. Digest d.5
+ * allows re-fetching early on an unexpected unknown name; unbounded, every unknown (or, with
+ * policy, denied) name a client sends would cost one list request to every upstream. */
+export const MISS_REFRESH_INTERVAL_MS = 5_000;
 
 export interface MergedView extends MergedList {
   version: string;
@@ -42,6 +48,8 @@ export class Catalog {
   private readonly byName: Map<string, Upstream>;
   private readonly memo = new Map<string, { gens: string; view: MergedView }>();
   private readonly listeners: ((kind: ListKind) => void)[] = [];
+  private readonly warnings: WarnOnce;
+  private readonly lastMissRefresh = new Map<ListKind, number>();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -50,7 +58,8 @@ export class Catalog {
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.cache = new PartCache(logger, now);
+    this.warnings = new WarnOnce(logger);
+    this.cache = new PartCache(logger, this.warnings, now);
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
     for (const u of upstreams) {
       u.onEvent((ev) => {
@@ -90,7 +99,9 @@ export class Catalog {
       present.map((p) => ({ upstream: p.upstream, prefix: this.byName.get(p.upstream)!.config.prefix, items: p.items, ttlMs: p.ttlMs, cacheScope: p.cacheScope })),
       { separator: this.config.separator, maxNameLength: this.config.maxNameLength },
     );
-    for (const r of merged.renames) this.logger.warn('name changed while merging', { ...r, kind });
+    const scope = `${kind}\u0000${authContext}`;
+    this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', merged.renames.map((r) => ({ ...r, kind })));
+    this.warnings.report(`skipped\u0000${scope}`, 'list item without a usable key left out', merged.skipped.map((s) => ({ ...s, kind })));
     const headerParams = new Map<string, readonly HeaderParam[]>();
     if (kind === 'tools') {
       for (const [exposed, origin] of merged.index) {
@@ -153,20 +164,26 @@ export class Catalog {
     });
   }
 
-  /** Exposed tool/prompt name -> upstream. Refreshes once on a miss: the upstream's list may
-   * have changed without telling us (digest d.5: an unexpected unknown name). */
+  /** Exposed tool/prompt name -> upstream. Refreshes on a miss, at most once per
+   * MISS_REFRESH_INTERVAL_MS: the upstream's list may have changed without telling us
+   * (digest d.5: an unexpected unknown name). */
   async resolve(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const view = await this.view(kind, authContext);
-      const origin = view.index.get(exposed);
-      if (origin) {
-        const upstream = this.byName.get(origin.upstream)!;
-        const item = view.items.find((i) => i.name === exposed) ?? {};
-        return { upstream, name: origin.original, item, headerParams: view.headerParams.get(exposed) ?? [] };
-      }
-      if (attempt === 0) for (const u of this.upstreams) this.cache.invalidate(u.name, kind);
-    }
-    return undefined;
+    const found = await this.lookup(kind, exposed, authContext);
+    if (found) return found;
+    const t = this.now();
+    if (t - (this.lastMissRefresh.get(kind) ?? Number.NEGATIVE_INFINITY) < MISS_REFRESH_INTERVAL_MS) return undefined;
+    this.lastMissRefresh.set(kind, t);
+    for (const u of this.upstreams) this.cache.invalidate(u.name, kind);
+    return this.lookup(kind, exposed, authContext);
+  }
+
+  private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
+    const view = await this.view(kind, authContext);
+    const origin = view.index.get(exposed);
+    if (!origin) return undefined;
+    const upstream = this.byName.get(origin.upstream)!;
+    const item = view.items.find((i) => i.name === exposed) ?? {};
+    return { upstream, name: origin.original, item, headerParams: view.headerParams.get(exposed) ?? [] };
   }
 
   async routeResource(uri: string, authContext: string): Promise<ResourceRoute | undefined> {

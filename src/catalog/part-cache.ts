@@ -11,6 +11,7 @@ import type { Logger } from '../logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { CacheScope, ListKind } from './merge.ts';
 import { filterTools } from './tool-filter.ts';
+import type { WarnOnce } from './warn-once.ts';
 
 export interface Part {
   upstream: string;
@@ -36,7 +37,7 @@ const MAX_PAGES = 100;
 
 let generations = 0;
 
-export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, logger: Logger): Promise<Result<Part, GatewayError>> {
+export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce): Promise<Result<Part, GatewayError>> {
   const { method, field } = LIST_METHOD[kind];
   const items: JsonObject[] = [];
   let cursor: string | undefined;
@@ -61,9 +62,8 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
   const part: Part = { upstream: upstream.name, items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations };
   if (kind === 'tools') {
     const filtered = filterTools(items);
-    for (const d of filtered.dropped) {
-      logger.warn('tool left out of tools/list', { upstream: upstream.name, tool: d.tool, reason: d.reason });
-    }
+    const dropped = filtered.dropped.map((d) => ({ upstream: upstream.name, tool: d.tool, reason: d.reason }));
+    warnings.report(`dropped\u0000${upstream.name}`, 'tool left out of tools/list', dropped);
     part.items = filtered.tools;
     part.headerParams = filtered.headerParams;
   }
@@ -73,9 +73,12 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
 export class PartCache {
   private readonly parts = new Map<string, Part>();
   private readonly inflight = new Map<string, Promise<Result<Part, GatewayError>>>();
+  /** Invalidations per upstream list, so a fetch can tell that a change overtook it. */
+  private readonly epochs = new Map<string, number>();
 
   constructor(
     private readonly logger: Logger,
+    private readonly warnings: WarnOnce,
     private readonly now: () => number,
   ) {}
 
@@ -92,17 +95,19 @@ export class PartCache {
     const hit = this.cached(upstream.name, kind, authContext);
     const t = this.now();
     if (hit && t < hit.fetchedAt + hit.ttlMs) return ok(hit);
-    const flightKey = `${upstream.name}\u0000${kind}\u0000${authContext}`;
+    const list = `${upstream.name}\u0000${kind}`;
+    const flightKey = `${list}\u0000${authContext}`;
     let flight = this.inflight.get(flightKey);
     if (!flight) {
-      flight = fetchPart(upstream, kind, t, this.logger).then((res) => {
-        this.inflight.delete(flightKey);
-        if (res.ok) {
-          this.invalidate(upstream.name, kind);
-          this.parts.set(this.key(upstream.name, kind, authContext, res.value.cacheScope), res.value);
-        }
+      const epoch = this.epochs.get(list) ?? 0;
+      const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings).then((res) => {
+        if (this.inflight.get(flightKey) === started) this.inflight.delete(flightKey);
+        // A list_changed that arrived while this fetch was under way may describe a newer list
+        // than the one it got: hand it to whoever waits, but do not cache it as fresh.
+        if (res.ok && (this.epochs.get(list) ?? 0) === epoch) this.store(upstream.name, kind, authContext, res.value);
         return res;
       });
+      flight = started;
       this.inflight.set(flightKey, flight);
     }
     const res = await flight;
@@ -114,17 +119,28 @@ export class PartCache {
     return res;
   }
 
+  /** A fresh part replaces this context's copy and the shared one, never other contexts'
+   * private copies: a public part shadows them anyway (cached() looks there first). */
+  private store(upstream: string, kind: ListKind, authContext: string, part: Part): void {
+    this.parts.delete(this.key(upstream, kind, authContext, 'public'));
+    this.parts.delete(this.key(upstream, kind, authContext, 'private'));
+    this.parts.set(this.key(upstream, kind, authContext, part.cacheScope), part);
+  }
+
   /** A copy usable without waiting: fresh, or stale within the stale-if-error window. */
   lastGood(upstream: string, kind: ListKind, authContext: string): Part | undefined {
     const hit = this.cached(upstream, kind, authContext);
     return hit && this.now() < hit.fetchedAt + hit.ttlMs + STALE_IF_ERROR_MS ? hit : undefined;
   }
 
-  /** Makes every cached copy of this upstream's list stale (list_changed). */
+  /** Makes every cached copy of this upstream's list stale (list_changed), and makes the next
+   * reader start a new fetch rather than join one that began before the change. */
   invalidate(upstream: string, kind: ListKind): void {
-    const prefix = `${upstream}\u0000${kind}`;
+    const list = `${upstream}\u0000${kind}`;
+    this.epochs.set(list, (this.epochs.get(list) ?? 0) + 1);
+    for (const k of this.inflight.keys()) if (k.startsWith(`${list}\u0000`)) this.inflight.delete(k);
     for (const [k, part] of this.parts) {
-      if (k === prefix || k.startsWith(`${prefix}\u0000`)) part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
+      if (k === list || k.startsWith(`${list}\u0000`)) part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
     }
   }
 }

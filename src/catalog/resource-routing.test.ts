@@ -54,6 +54,19 @@ describe('routeResourceUri', () => {
     });
   });
 
+  it('routes a template named as such (a completion ref) to the upstream that listed it', () => {
+    const templates: TemplateOwner[] = [
+      ...TEMPLATES,
+      { upstream: 'gamma', uriTemplate: 'search://docs{?q}' },
+      { upstream: 'gamma', uriTemplate: 'pages://{/path}' },
+      { upstream: 'gamma', uriTemplate: 'users://{name}' },
+    ];
+    expect(routeResourceUri('search://docs{?q}', merged.index, templates, UPSTREAMS)).toEqual({ upstream: 'gamma', uri: 'search://docs{?q}' });
+    expect(routeResourceUri('pages://{/path}', merged.index, templates, UPSTREAMS)).toEqual({ upstream: 'gamma', uri: 'pages://{/path}' });
+    // Its own text decides, not alpha's users://{id}, whose pattern the text also matches.
+    expect(routeResourceUri('users://{name}', merged.index, templates, UPSTREAMS)).toEqual({ upstream: 'gamma', uri: 'users://{name}' });
+  });
+
   it('prefers an exact listed uri over a template', () => {
     const index = new Map([['users://7', { upstream: 'gamma', original: 'users://7' }]]);
     expect(routeResourceUri('users://7', index, TEMPLATES, UPSTREAMS)).toEqual({ upstream: 'gamma', uri: 'users://7' });

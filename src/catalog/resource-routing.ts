@@ -8,8 +8,10 @@
 //      is reserved, so a uri in it that does not decode to a known upstream goes nowhere rather
 //      than to a fallback that never issued it.
 //   2. an exact uri from the merged resources list.
-//   3. the first resource template, in config order, whose RFC 6570 pattern matches.
-//   4. the only upstream with resources, if there is exactly one: it may serve uris it does
+//   3. a uriTemplate itself, exactly as listed: a completion ref/resource names the template
+//      (`search://docs{?q}`), which its own pattern need not match.
+//   4. the first resource template, in config order, whose RFC 6570 pattern matches.
+//   5. the only upstream with resources, if there is exactly one: it may serve uris it does
 //      not list (links in tool results, paginated lists not yet fetched), and it is the only
 //      one that could.
 // Otherwise undefined; the caller answers -32602 "Resource not found" (spec h, MUST).
@@ -43,7 +45,7 @@ export function routeResourceUri(
   const listed = resourceIndex.get(uri);
   if (listed !== undefined) return { upstream: listed.upstream, uri: listed.original };
 
-  const template = templates.find((t) => matchesUriTemplate(t.uriTemplate, uri));
+  const template = templates.find((t) => t.uriTemplate === uri) ?? templates.find((t) => matchesUriTemplate(t.uriTemplate, uri));
   if (template !== undefined) return { upstream: template.upstream, uri };
 
   const [only, ...others] = upstreamsWithResources;

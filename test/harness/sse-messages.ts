@@ -1,0 +1,50 @@
+// Collects the JSON-RPC messages of a long-lived SSE response (a subscriptions/listen stream or
+// a legacy GET stream) as they arrive, for tests that wait on them. One message per event's
+// `data` lines (Streamable HTTP); comment lines (keep-alives) are skipped.
+
+export interface SseMessages {
+  /** Every parsed message so far, in arrival order. */
+  messages: any[];
+  /** Resolves once at least `n` messages have arrived; rejects after `timeoutMs`. */
+  waitFor(n: number, timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
+/** Opens `init` against `url` and reads its SSE body in the background. */
+export async function openSse(url: string, init: RequestInit): Promise<{ response: Response; sse: SseMessages }> {
+  const abort = new AbortController();
+  const response = await fetch(url, { ...init, signal: abort.signal });
+  const messages: any[] = [];
+  if (response.body) void pump(response.body, messages).catch(() => undefined);
+  const sse: SseMessages = {
+    messages,
+    async waitFor(n, timeoutMs = 5000) {
+      const end = Date.now() + timeoutMs;
+      while (messages.length < n) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${n} SSE messages, have ${JSON.stringify(messages)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: () => abort.abort(),
+  };
+  return { response, sse };
+}
+
+async function pump(body: ReadableStream<Uint8Array>, into: any[]): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = event
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) into.push(JSON.parse(data));
+    }
+  }
+}
