@@ -5,6 +5,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Catalog } from './catalog/catalog.ts';
+import { createAuthenticator, type Authenticate } from './identity/authenticate.ts';
+import { ANONYMOUS_PRINCIPAL } from './identity/principal.ts';
+import { ok } from './jsonrpc/result.ts';
 import type { GatewayConfig } from './config/types.ts';
 import { createGateway } from './gateway.ts';
 import type { Logger } from './logger.ts';
@@ -46,7 +49,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const gateway = createGateway({ config, catalog, upstreams, logger });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
-  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger });
+  const authenticate: Authenticate = config.identity
+    ? createAuthenticator(config.identity)
+    : async () => ok(ANONYMOUS_PRINCIPAL);
+  if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
+  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate });
   const app = buildApp({ config, upstreams, mcp });
 
   // Upstreams start in the background: the gateway serves while they come up.

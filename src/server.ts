@@ -2,6 +2,7 @@
 // health endpoints, then the MCP endpoint, which does its own Origin/limit checks first.
 import { Hono } from 'hono';
 import type { GatewayConfig } from './config/types.ts';
+import { protectedResourceMetadata } from './identity/resource-metadata.ts';
 import type { Upstream } from './upstream/upstream.ts';
 
 export interface AppDeps {
@@ -21,6 +22,9 @@ export function buildApp(deps: AppDeps): Hono {
     const anyUp = upstreams.length === 0 || upstreams.some((u) => u.state === 'up');
     return c.json({ status: anyUp ? 'ready' : 'degraded', config: deps.config.file, upstreams }, anyUp ? 200 : 503);
   });
+  // RFC 9728 protected resource metadata at both well-known paths (digest f.1).
+  const prm = deps.config.identity ? protectedResourceMetadata(deps.config.identity, path) : undefined;
+  if (prm) for (const p of prm.paths) app.get(p, (c) => c.json(prm.document));
   app.all(path, (c) => deps.mcp(c.req.raw));
   app.notFound((c) => c.json({ error: `not found; the MCP endpoint is ${path}` }, 404));
   return app;

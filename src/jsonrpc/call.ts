@@ -1,5 +1,6 @@
 // The typed record of one client request, built once by the transport and read by the
 // rest of the pipeline (design.md §4). Nothing downstream looks at raw HTTP again.
+import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
 import type { Era } from '../upstream/upstream.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
@@ -12,7 +13,9 @@ export interface Call {
   protocolVersion: string;
   clientCapabilities: JsonObject;
   clientInfo?: JsonObject;
-  /** Authorization context that keys `private` caches; "anonymous" until identity applies. */
+  /** Who is calling (identity ring). */
+  principal: Principal;
+  /** Authorization context that keys `private` caches: the principal's. */
   authContext: string;
   /** Inbound HTTP headers, case-insensitive. Only modern calls have validated Mcp-* headers. */
   headers: HeaderLookup;

@@ -14,6 +14,7 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Gateway-specific codes live outside -32768..-32000 (spec digest a.6, range policy). */
 export const UPSTREAM_UNAVAILABLE = -31001;
 export const UPSTREAM_TIMEOUT = -31002;
+export const UNAUTHORIZED = -31003;
 
 export type GatewayError =
   | { kind: 'parse_error'; message: string }
@@ -33,7 +34,8 @@ export type GatewayError =
   | { kind: 'body_too_large'; limit: number }
   | { kind: 'headers_too_large'; message: string }
   | { kind: 'method_not_allowed'; method: string }
-  | { kind: 'unsupported_media_type'; contentType: string };
+  | { kind: 'unsupported_media_type'; contentType: string }
+  | { kind: 'auth_failed'; status: 400 | 401 | 403 | 503; message: string };
 
 export interface MappedError {
   status: number;
@@ -100,6 +102,8 @@ export function mapError(e: GatewayError, modern = true): MappedError {
       return { status: 431, error: { code: INVALID_REQUEST, message: e.message } };
     case 'method_not_allowed':
       return { status: 405, error: { code: INVALID_REQUEST, message: `HTTP method ${e.method} not allowed here` } };
+    case 'auth_failed':
+      return { status: e.status, error: { code: UNAUTHORIZED, message: e.message } };
     case 'unsupported_media_type':
       return { status: 415, error: { code: INVALID_REQUEST, message: `Content-Type must be application/json, got "${e.contentType}"` } };
   }

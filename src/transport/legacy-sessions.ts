@@ -13,6 +13,8 @@ export interface LegacySession {
   clientCapabilities: JsonObject;
   clientInfo?: JsonObject;
   logLevel?: string;
+  /** Authorization context of the principal that initialized it; nobody else may use it. */
+  owner: string;
 }
 
 interface Local {
@@ -41,15 +43,15 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
-  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined): LegacySession {
-    const payload = JSON.stringify({ v: protocolVersion, c: clientCapabilities, i: clientInfo ?? null, t: this.now(), n: randomBytes(8).toString('hex') });
+  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string): LegacySession {
+    const payload = JSON.stringify({ v: protocolVersion, c: clientCapabilities, i: clientInfo ?? null, o: owner, t: this.now(), n: randomBytes(8).toString('hex') });
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(payload, 'utf8'), cipher.final()]);
     // base64url is visible ASCII (0x21-0x7E), as 2025-11-25 requires of session ids.
     const id = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
     this.local.set(id, { lastSeen: this.now() });
-    return { id, protocolVersion, clientCapabilities, ...(clientInfo ? { clientInfo } : {}) };
+    return { id, protocolVersion, clientCapabilities, owner, ...(clientInfo ? { clientInfo } : {}) };
   }
 
   get(id: string): LegacySession | undefined {
@@ -93,9 +95,9 @@ export class LegacySessions {
       decipher.setAuthTag(raw.subarray(12, 28));
       const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       const p: unknown = JSON.parse(text);
-      if (!isJsonObject(p) || typeof p.v !== 'string' || !isJsonObject(p.c) || typeof p.t !== 'number') return undefined;
+      if (!isJsonObject(p) || typeof p.v !== 'string' || !isJsonObject(p.c) || typeof p.t !== 'number' || typeof p.o !== 'string') return undefined;
       if (this.now() - p.t > SESSION_MAX_LIFETIME_MS) return undefined;
-      return { protocolVersion: p.v, clientCapabilities: p.c, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}) };
+      return { protocolVersion: p.v, clientCapabilities: p.c, owner: p.o, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}) };
     } catch {
       return undefined;
     }

@@ -3,6 +3,8 @@
 // POST is 2026-07-28 (modern, stateless, checked per request). GET and DELETE exist only
 // for legacy sessions.
 import type { GatewayConfig } from '../config/types.ts';
+import type { Authenticate } from '../identity/authenticate.ts';
+import type { Principal } from '../identity/principal.ts';
 import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message.ts';
@@ -24,10 +26,10 @@ export interface EndpointDeps {
   sessions: LegacySessions;
   notifier: Notifier;
   logger: Logger;
+  authenticate: Authenticate;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
-const ANONYMOUS = 'anonymous';
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
@@ -44,13 +46,17 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     return undefined;
   };
 
-  const lookupSession = (req: Request): LegacySession | Response | undefined => {
+  /** A session belongs to the principal that initialized it: anyone else gets the same 404
+   * as for an unknown id, so ids cannot be probed or borrowed. */
+  const lookupSession = (req: Request, principal: Principal): LegacySession | Response | undefined => {
     const id = req.headers.get(SESSION_HEADER);
     if (id === null) return undefined;
-    return sessions.get(id.trim()) ?? errorResponse({ kind: 'session_not_found' }, undefined, false);
+    const session = sessions.get(id.trim());
+    if (session && session.owner === principal.authContext) return session;
+    return errorResponse({ kind: 'session_not_found' }, undefined, false);
   };
 
-  async function post(req: Request): Promise<Response> {
+  async function post(req: Request, principal: Principal): Promise<Response> {
     const contentType = req.headers.get('content-type');
     if (contentType !== null && !JSON_CONTENT_TYPE.test(contentType)) {
       return errorResponse({ kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, undefined, true);
@@ -61,24 +67,24 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     if (!parsed.ok) return errorResponse(parsed.error.error, parsed.error.id, true);
     const msg = parsed.value;
     const headers: HeaderLookup = (name) => req.headers.get(name) ?? undefined;
-    const session = lookupSession(req);
+    const session = lookupSession(req, principal);
     if (session instanceof Response) {
       // Only a known session id selects legacy (digest b.4 era dispatch). A stale one on a
       // request that names a modern version is ignored, as 2026-07-28 servers do (b.6); any
       // other request with an unknown id gets 2025-11-25's 404, which tells it to re-initialize.
       if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) return session;
-    } else if (session) return legacyMessage(req, msg, session, headers);
-    if (isRequest(msg) && msg.method === 'initialize') return initialize(msg);
-    return modernMessage(req, msg, headers);
+    } else if (session) return legacyMessage(msg, session, headers, principal);
+    if (isRequest(msg) && msg.method === 'initialize') return initialize(msg, principal);
+    return modernMessage(req, msg, headers, principal);
   }
 
-  function initialize(msg: JsonRpcRequest): Response {
+  function initialize(msg: JsonRpcRequest, principal: Principal): Response {
     const p = msg.params ?? {};
     const requested = typeof p.protocolVersion === 'string' ? p.protocolVersion : LEGACY_VERSION;
     // Version negotiation of 2025-11-25: answer with the client's version when we speak it.
     const version = SUPPORTED_LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSION;
     const caps = isJsonObject(p.capabilities) ? p.capabilities : {};
-    const session = sessions.create(version, caps, isJsonObject(p.clientInfo) ? p.clientInfo : undefined);
+    const session = sessions.create(version, caps, isJsonObject(p.clientInfo) ? p.clientInfo : undefined, principal.authContext);
     const instructions = gateway.instructions();
     const result: JsonObject = {
       protocolVersion: version,
@@ -89,7 +95,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     return jsonResponse(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': session.id });
   }
 
-  function legacyMessage(req: Request, msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup): Response | Promise<Response> {
+  function legacyMessage(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): Response | Promise<Response> {
     const version = headers('mcp-protocol-version');
     if (version !== undefined && !SUPPORTED_LEGACY_VERSIONS.includes(version.trim())) {
       return errorResponse({ kind: 'unsupported_version', requested: version.trim(), supported: ALL_SUPPORTED_VERSIONS }, undefined, false);
@@ -122,14 +128,15 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         protocolVersion: session.protocolVersion,
         clientCapabilities: session.clientCapabilities,
         ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
-        authContext: ANONYMOUS,
+        principal,
+        authContext: principal.authContext,
         headers,
       },
       { signal: abort.signal, cancelOnDisconnect: false, abort, onDone: () => inflight.delete(key) },
     );
   }
 
-  function modernMessage(req: Request, msg: JsonRpcMessage, headers: HeaderLookup): Response | Promise<Response> {
+  function modernMessage(req: Request, msg: JsonRpcMessage, headers: HeaderLookup, principal: Principal): Response | Promise<Response> {
     if (isNotification(msg)) return new Response(null, { status: 202 });
     if (!isRequest(msg)) {
       return errorResponse({ kind: 'invalid_request', message: 'clients must not send responses in 2026-07-28' }, undefined, true);
@@ -153,7 +160,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         protocolVersion: meta.protocolVersion,
         clientCapabilities: meta.clientCapabilities,
         ...(meta.clientInfo ? { clientInfo: meta.clientInfo } : {}),
-        authContext: ANONYMOUS,
+        principal,
+        authContext: principal.authContext,
         headers,
       },
       { signal: abort.signal, cancelOnDisconnect: true, abort },
@@ -163,9 +171,16 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
   return async (req: Request): Promise<Response> => {
     const blocked = guard(req);
     if (blocked) return blocked;
-    if (req.method === 'POST') return post(req);
+    // Identity comes before anything is parsed (digest b.4 suggested order).
+    const auth = await deps.authenticate(req.headers);
+    if (!auth.ok) {
+      const f = auth.error;
+      return errorResponse({ kind: 'auth_failed', status: f.status, message: f.description }, undefined, true, f.wwwAuthenticate ? { 'www-authenticate': f.wwwAuthenticate } : undefined);
+    }
+    const principal = auth.value;
+    if (req.method === 'POST') return post(req, principal);
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = lookupSession(req);
+      const session = lookupSession(req, principal);
       if (session instanceof Response) return session;
       if (!session) return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'POST' });
       if (req.method === 'GET') return openLegacyStream(session, notifier);
