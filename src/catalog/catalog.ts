@@ -27,6 +27,10 @@ export interface MergedView extends MergedList {
   headerParams: Map<string, readonly HeaderParam[]>;
   /** Upstreams whose part is missing from this view, with why. */
   missing: { upstream: string; reason: string }[];
+  /** Tools and prompts by exposed name (empty for resources). */
+  byName: ReadonlyMap<string, JsonObject>;
+  /** Generation of each part the view was built from. */
+  generations: ReadonlyMap<string, number>;
 }
 
 export interface ListPage {
@@ -47,6 +51,7 @@ export class Catalog {
   private readonly cache: PartCache;
   private readonly byName: Map<string, Upstream>;
   private readonly memo = new Map<string, { gens: string; view: MergedView }>();
+  private readonly lastView = new Map<string, MergedView>();
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
@@ -109,8 +114,12 @@ export class Catalog {
         if (hp) headerParams.set(exposed, hp);
       }
     }
-    const view: MergedView = { ...merged, ttlMs: this.ttl(present), version: listVersion(merged.items), headerParams, missing };
+    const byName = new Map<string, JsonObject>();
+    if (kind === 'tools' || kind === 'prompts') for (const item of merged.items) byName.set(item.name as string, item);
+    const generations = new Map(present.map((p) => [p.upstream, p.generation]));
+    const view: MergedView = { ...merged, ttlMs: this.ttl(present), version: listVersion(merged.items), headerParams, missing, byName, generations };
     if (missing.length === 0) this.memo.set(memoKey, { gens, view });
+    this.lastView.set(memoKey, view);
     return view;
   }
 
@@ -122,6 +131,8 @@ export class Catalog {
 
   private async partWithin(u: Upstream, kind: ListKind, authContext: string, missing: { upstream: string; reason: string }[]): Promise<Part | undefined> {
     if (!this.offers(u, kind)) return undefined;
+    const fresh = this.cache.fresh(u.name, kind, authContext);
+    if (fresh) return fresh;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((r) => {
       timer = setTimeout(() => r('deadline'), this.config.listDeadlineMs);
@@ -178,12 +189,22 @@ export class Catalog {
   }
 
   private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    const view = await this.view(kind, authContext);
+    // Hot path: the last merged view still names this tool and its owner's part is the very
+    // one the view was built from and still fresh. A slow or dead *other* upstream must not
+    // hold up a call to a healthy one.
+    const last = this.lastView.get(`${kind}\u0000${authContext}`);
+    const known = last?.index.get(exposed);
+    if (last && known && this.cache.fresh(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream)) {
+      return this.target(last, exposed);
+    }
+    return this.target(await this.view(kind, authContext), exposed);
+  }
+
+  private target(view: MergedView, exposed: string): Resolved | undefined {
     const origin = view.index.get(exposed);
     if (!origin) return undefined;
     const upstream = this.byName.get(origin.upstream)!;
-    const item = view.items.find((i) => i.name === exposed) ?? {};
-    return { upstream, name: origin.original, item, headerParams: view.headerParams.get(exposed) ?? [] };
+    return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
   }
 
   async routeResource(uri: string, authContext: string): Promise<ResourceRoute | undefined> {

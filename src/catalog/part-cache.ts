@@ -127,6 +127,12 @@ export class PartCache {
     this.parts.set(this.key(upstream, kind, authContext, part.cacheScope), part);
   }
 
+  /** The cached part if it is still fresh, without fetching or waiting (the hot path). */
+  fresh(upstream: string, kind: ListKind, authContext: string): Part | undefined {
+    const hit = this.cached(upstream, kind, authContext);
+    return hit && this.now() < hit.fetchedAt + hit.ttlMs ? hit : undefined;
+  }
+
   /** A copy usable without waiting: fresh, or stale within the stale-if-error window. */
   lastGood(upstream: string, kind: ListKind, authContext: string): Part | undefined {
     const hit = this.cached(upstream, kind, authContext);

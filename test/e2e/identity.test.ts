@@ -102,7 +102,7 @@ describe('identity at the gateway', () => {
     const r = await client.callTool({ name: 'up__echo', arguments: { message: 'who' } });
     expect(r.structuredContent).toEqual({ message: 'who' });
     await client.close();
-    const calls = upstream.received.filter((q) => q.body?.method === 'tools/call');
+    const calls = upstream.received.filter((q) => (q.body as { method?: string } | undefined)?.method === 'tools/call');
     expect(calls.length).toBeGreaterThan(0);
     for (const q of upstream.received) {
       expect(q.headers.authorization === undefined || q.headers.authorization === 'Bearer upstream-own-token').toBe(true);

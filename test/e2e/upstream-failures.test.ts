@@ -182,6 +182,15 @@ upstreams:
     expect(stuck.held()).toBe(2);
     expect(gw2.logs).toContainEqual(expect.objectContaining({ msg: 'upstream too slow for list, answering without it', upstream: 'stuck', kind: 'tools', servedStale: true }));
   });
+
+  it('does not hold a call to a healthy upstream while another upstream\'s list hangs', async () => {
+    // The stuck upstream's tools part is stale and its refresh hangs; lg's part is fresh.
+    stuck.setAnswering(false);
+    const started = Date.now();
+    const res = await postJson(gw2.url, modernBody(3, 'tools/call', { name: 'lg__add', arguments: { a: 1, b: 2 } }), modernHeaders('tools/call', 'lg__add'));
+    expect(res.json.result.content).toEqual([{ type: 'text', text: '3' }]);
+    expect(Date.now() - started).toBeLessThan(LIST_DEADLINE_MS / 2);
+  });
 });
 
 describe('per-upstream timeout on tools/call', () => {
