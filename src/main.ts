@@ -1,10 +1,12 @@
 // Process edge: argv -> command. Nothing here writes to stdout except usage text.
+import { policyCommand } from './cli/policy-command.ts';
 import { serveCommand } from './cli/serve.ts';
 
 const USAGE = `gatehouse — an MCP gateway
 
 usage:
   gatehouse serve --config FILE [--host HOST] [--port PORT]
+  gatehouse policy check|explain|test ...   (gatehouse policy help)
 `;
 
 // @hono/node-server reports aborted requests with console.info; stdout is not for logs.
@@ -15,6 +17,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return serveCommand(rest);
+    case 'policy':
+      return policyCommand(rest);
     case undefined:
     case 'help':
     case '--help':

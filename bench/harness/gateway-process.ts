@@ -1,0 +1,79 @@
+// Gatehouse as a separate process (`node bin/gatehouse.js serve --config FILE --port N`),
+// pinned to SERVER_CPU so its CPU time can be read from /proc and it competes with nothing
+// but the upstream it fronts. Optionally under `--cpu-prof`, with a preload that dumps the
+// tsx source maps at exit so profile positions map back to src/*.ts lines.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitFor, type Pinning } from './child-processes.ts';
+
+export interface GatewayUpstream {
+  name: string;
+  url: string;
+}
+
+export interface GatewayOptions {
+  upstreams: readonly GatewayUpstream[];
+  /** Page size of merged lists (limits.pageSize); the default 500 would paginate big lists. */
+  pageSize?: number;
+  /** Run under `node --cpu-prof`, writing the profile and source maps into this directory. */
+  profileDir?: string;
+}
+
+export interface GatewayProcess {
+  pid: number;
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
+const SOURCE_MAP_DUMP = fileURLToPath(new URL('../profile/source-map-dump.ts', import.meta.url));
+
+interface Readiness {
+  upstreams?: { state?: string }[];
+}
+
+export async function startGateway(pinning: Pinning, tmpDir: string, opts: GatewayOptions): Promise<GatewayProcess> {
+  const port = await freePort();
+  const dir = join(tmpDir, `gateway-${port}`);
+  mkdirSync(dir, { recursive: true });
+  const configFile = join(dir, 'gatehouse.yaml');
+  writeFileSync(
+    configFile,
+    stringify({
+      listen: { host: '127.0.0.1', port },
+      ...(opts.pageSize ? { limits: { pageSize: opts.pageSize } } : {}),
+      upstreams: opts.upstreams.map((u) => ({ name: u.name, url: u.url })),
+    }),
+  );
+  const nodeFlags = opts.profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`, '--import', 'tsx', '--import', SOURCE_MAP_DUMP]
+    : [];
+  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, BIN, 'serve', '--config', configFile, '--port', String(port)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'warn', ...(opts.profileDir ? { BENCH_SOURCE_MAP_DIR: opts.profileDir } : {}) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const tail = stderrTail(child);
+  try {
+    // Ready = listening and every upstream probed and up (era known, session open).
+    await waitFor('gatehouse', async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
+      const body = (await res.json()) as Readiness;
+      return (body.upstreams ?? []).length === opts.upstreams.length && (body.upstreams ?? []).every((u) => u.state === 'up');
+    }, child, 30_000);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw new Error(`${(e as Error).message}\n${tail()}`);
+  }
+  return {
+    pid: child.pid!,
+    port,
+    url: `http://127.0.0.1:${port}/mcp`,
+    // SIGTERM drains and exits normally, which is also when --cpu-prof writes its profile.
+    stop: () => stopProcess(child, 10_000),
+  };
+}

@@ -1,0 +1,112 @@
+// The load-generator process (pinned to its own CPU by load-generator.ts). It receives one
+// run at a time over IPC, drives autocannon with a per-request builder (a unique JSON-RPC id
+// and echo argument for every request) and checks every reply with checkReply: a single
+// non-2xx, connection error or wrong body makes the run count as failed, never as fast.
+import autocannon from 'autocannon';
+import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
+import { summarizeLatencies, type LatencySummary } from './statistics.ts';
+
+export interface LoadSpec {
+  url: string;
+  connections: number;
+  durationSec: number;
+  request: WireRequest;
+}
+
+export interface LoadResult {
+  completed: number;
+  failures: number;
+  /** The first few reasons a reply was rejected (or a connection failed). */
+  failureSamples: string[];
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  elapsedSec: number;
+  /** Verified replies per second. */
+  rps: number;
+  latencyMs: LatencySummary;
+}
+
+export type WorkerMessage = { type: 'run'; spec: LoadSpec } | { type: 'exit' };
+export type WorkerReply = { type: 'result'; result: LoadResult } | { type: 'error'; message: string };
+
+const MAX_SAMPLES = 5;
+let nextId = 1;
+
+interface Context {
+  id?: number;
+}
+
+async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  let failures = 0;
+  let completed = 0;
+  const failureSamples: string[] = [];
+  const fail = (why: string): void => {
+    failures++;
+    if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
+  };
+  let latencies = new Float64Array(1 << 16);
+  const started = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: spec.durationSec,
+        pipelining: 1,
+        timeout: 10,
+        method: 'POST',
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request, context) => {
+              const id = nextId++;
+              (context as Context).id = id;
+              const built = buildRequest(spec.request, id);
+              return { ...request, headers: built.headers, body: built.body };
+            },
+            onResponse: (status, body, context) => {
+              const id = (context as Context).id;
+              const why = id === undefined ? 'reply without a request id in context' : checkReply(spec.request, id, status, body);
+              if (why) fail(why);
+            },
+          },
+        ],
+      },
+      (error: unknown, res: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(res)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      if (completed === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[completed++] = responseTime;
+    });
+    instance.on('reqError', (e: unknown) => fail(`request error: ${(e as Error).message ?? String(e)}`));
+  });
+  const elapsedSec = (performance.now() - started) / 1000;
+  if (result.errors > 0 && failureSamples.length < MAX_SAMPLES) failureSamples.push(`${result.errors} connection errors`);
+  return {
+    completed,
+    failures,
+    failureSamples,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    elapsedSec,
+    rps: (completed - failures) / elapsedSec,
+    latencyMs: summarizeLatencies(latencies.subarray(0, completed)),
+  };
+}
+
+process.on('message', (msg: WorkerMessage) => {
+  if (msg.type === 'exit') {
+    process.disconnect();
+    return;
+  }
+  runLoad(msg.spec).then(
+    (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
+    (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),
+  );
+});

@@ -1,0 +1,114 @@
+// The benchmark's output: a plain-text table per scenario, the issue's targets with met /
+// not met, and the JSON file under bench/results/. A target whose scenario had a failed
+// run (wrong reply, non-2xx) reads FAILED: a fast wrong answer is not a result.
+import { writeFileSync } from 'node:fs';
+import type { ResultRow, ScenarioResult } from './scenarios/scenario.ts';
+import type { ProfileWorkload } from './scenarios/profile-gateway.ts';
+
+export interface Target {
+  label: string;
+  /** `<scenario id>.<metric>` */
+  metric: string;
+  op: '>=' | '<=';
+  threshold: number;
+  unit: string;
+  /** What to profile when the target is missed. */
+  profile?: ProfileWorkload;
+}
+
+export const TARGETS: readonly Target[] = [
+  { label: 'tools/call throughput via Gatehouse vs direct (server-everything HTTP)', metric: 'legacy.throughputRatio', op: '>=', threshold: 0.85, unit: '×', profile: 'tools/call' },
+  { label: 'tools/call p99 via Gatehouse vs direct (server-everything HTTP)', metric: 'legacy.p99Ratio', op: '<=', threshold: 1.2, unit: '×', profile: 'tools/call' },
+  { label: 'gateway CPU per proxied tools/call', metric: 'legacy.gatewayCpuUsPerCall', op: '<=', threshold: 120, unit: 'µs', profile: 'tools/call' },
+  { label: 'merged tools/list 20×50, warm p50', metric: 'toolsList.warmP50Ms', op: '<=', threshold: 2, unit: 'ms', profile: 'tools/list' },
+  { label: 'gateway RSS with 1,000 sessions + 100 streams', metric: 'memory.loadedRssMb', op: '<=', threshold: 200, unit: 'MB' },
+];
+
+export type TargetStatus = 'met' | 'NOT MET' | 'FAILED' | 'not measured';
+
+export interface TargetOutcome {
+  target: Target;
+  value: number | undefined;
+  status: TargetStatus;
+}
+
+export function evaluateTargets(results: readonly ScenarioResult[]): TargetOutcome[] {
+  return TARGETS.map((target) => {
+    const [scenarioId, name] = target.metric.split('.') as [string, string];
+    const scenario = results.find((r) => r.id === scenarioId);
+    const value = scenario?.metrics[name];
+    if (!scenario || value === undefined || !Number.isFinite(value)) {
+      return { target, value, status: scenario?.failed ? 'FAILED' : 'not measured' };
+    }
+    if (scenario.failed) return { target, value, status: 'FAILED' };
+    const met = target.op === '>=' ? value >= target.threshold : value <= target.threshold;
+    return { target, value, status: met ? 'met' : 'NOT MET' };
+  });
+}
+
+const fmt = (v: number | undefined, digits: number, suffix = ''): string =>
+  v === undefined || !Number.isFinite(v) ? '' : `${v.toFixed(digits)}${suffix}`;
+const ms = (v: number | undefined): string => fmt(v, v !== undefined && v < 10 ? 2 : 1);
+
+function table(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (rightAligned.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function scenarioTable(rows: readonly ResultRow[]): string {
+  const loadRows = rows.filter((r) => r.value === undefined);
+  const valueRows = rows.filter((r) => r.value !== undefined);
+  const parts: string[] = [];
+  if (loadRows.length) {
+    parts.push(
+      table(
+        ['', 'req/s', 'p50 ms', 'p99 ms', '× req/s', '× p99', 'CPU µs/req', 'status / note'],
+        loadRows.map((r) => [
+          r.label,
+          fmt(r.rps, 0),
+          ms(r.p50Ms),
+          ms(r.p99Ms),
+          fmt(r.rpsRatio, 2, '×'),
+          fmt(r.p99Ratio, 2, '×'),
+          fmt(r.cpuUsPerCall, 0),
+          [r.failed ? `FAILED: ${r.failed}` : '', r.note ?? ''].filter(Boolean).join('; '),
+        ]),
+        new Set([1, 2, 3, 4, 5, 6]),
+      ),
+    );
+  }
+  if (valueRows.length) {
+    parts.push(table(['', 'value', 'note'], valueRows.map((r) => [r.label, r.value ?? '', r.note ?? '']), new Set([1])));
+  }
+  return parts.join('\n\n');
+}
+
+export function formatReport(header: readonly string[], results: readonly ScenarioResult[], outcomes: readonly TargetOutcome[]): string {
+  const out: string[] = [...header, ''];
+  for (const r of results) {
+    out.push(`== ${r.title} [${r.id}]${r.skipped ? ` — skipped: ${r.skipped}` : ''}`);
+    if (r.failed) out.push(`!! FAILED: ${r.failed}`);
+    if (r.note) out.push(r.note);
+    if (r.rows.length) out.push(scenarioTable(r.rows));
+    out.push('');
+  }
+  out.push('== Targets');
+  out.push(
+    table(
+      ['target', 'goal', 'measured', 'result'],
+      outcomes.map((o) => [o.target.label, `${o.target.op} ${o.target.threshold} ${o.target.unit}`, o.value === undefined ? '' : `${fmt(o.value, o.target.unit === '×' ? 2 : 1)} ${o.target.unit}`, o.status]),
+      new Set([2]),
+    ),
+  );
+  return out.join('\n');
+}
+
+export function writeJson(file: string, meta: Record<string, unknown>, results: readonly ScenarioResult[], outcomes: readonly TargetOutcome[]): void {
+  const targets = outcomes.map((o) => ({ ...o.target, value: o.value ?? null, status: o.status }));
+  writeFileSync(file, `${JSON.stringify({ meta, targets, results }, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
+}

@@ -1,0 +1,107 @@
+// `npm run bench`: Gatehouse's performance benchmark. Offline and 127.0.0.1 only; servers are
+// pinned to CPU 0 and the load generator to CPU 1 (taskset), every request's reply is
+// checked, and arms of a scenario are interleaved over rounds (A B A B ...). Prints a table
+// per scenario and the issue's targets, writes bench/results/<ISO time>.json, and profiles
+// the gateway when a target is missed.
+//
+// Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C,
+//        --only id,id (legacy, modern, toolsList, memory), --profile (always), --no-profile.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { detectPinning, LOADGEN_CPU, SERVER_CPU } from './harness/child-processes.ts';
+import { LoadGenerator } from './harness/load-generator.ts';
+import { evaluateTargets, formatReport, writeJson } from './report.ts';
+import { memory } from './scenarios/memory.ts';
+import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
+import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
+import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
+import { toolsCallModern } from './scenarios/tools-call-modern.ts';
+import { toolsListMerged } from './scenarios/tools-list-merged.ts';
+
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, toolsListMerged, memory];
+const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'no-profile': { type: 'boolean', default: false },
+  },
+});
+
+function gitRevision(): string {
+  try {
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${rev} (src/ has uncommitted changes)` : rev;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function runScenario(s: Scenario, ctx: ScenarioContext): Promise<ScenarioResult> {
+  ctx.log(`\n-> ${s.title}`);
+  const started = Date.now();
+  try {
+    return await s.run(ctx);
+  } catch (e) {
+    return { id: s.id, title: s.title, rows: [], metrics: {}, failed: `scenario error: ${(e as Error).message}` };
+  } finally {
+    ctx.log(`   (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+}
+
+async function main(): Promise<number> {
+  const started = new Date();
+  const stamp = started.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const cpus = availableParallelism();
+  const pinning = detectPinning(cpus);
+  const plan = {
+    rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
+    roundSec: Number(args.seconds ?? (args.quick ? 2 : 5)),
+    warmupSec: args.quick ? 1 : 4,
+  };
+  const connections = Number(args.connections ?? 16);
+  const only = args.only?.split(',').map((s) => s.trim());
+  const tmpDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
+  const gen = LoadGenerator.start(pinning);
+  const ctx: ScenarioContext = { pinning, gen, plan, connections, tmpDir, artifactPrefix: join(RESULTS_DIR, stamp), log };
+  const header = [
+    `Gatehouse benchmark — ${started.toISOString()}, git ${gitRevision()}`,
+    `node ${process.version}, ${cpus} CPUs, ${pinning.taskset ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOADGEN_CPU}` : 'NOT pinned (no taskset or 1 CPU)'}`,
+    `${plan.rounds} interleaved rounds x ${plan.roundSec} s (+${plan.warmupSec} s warm-up per arm), ${connections} connections; medians over rounds; ×: ratio to the scenario's first row`,
+  ];
+  const results: ScenarioResult[] = [];
+  try {
+    for (const s of SCENARIOS) {
+      if (only && !only.includes(s.id)) continue;
+      results.push(await runScenario(s, ctx));
+    }
+    let outcomes = evaluateTargets(results);
+    if (!args['no-profile']) {
+      const workloads = new Set<ProfileWorkload>();
+      for (const o of outcomes) if (o.target.profile && (args.profile || o.status === 'NOT MET')) workloads.add(o.target.profile);
+      for (const w of workloads) results.push(await runScenario(profileGateway(w), ctx));
+      outcomes = evaluateTargets(results);
+    }
+    const file = join(RESULTS_DIR, `${stamp}.json`);
+    writeJson(file, { started: started.toISOString(), finished: new Date().toISOString(), header, plan, connections, cpus, pinned: !!pinning.taskset, node: process.version }, results, outcomes);
+    process.stdout.write(`\n${formatReport(header, results, outcomes)}\n\nresults: ${file}\n`);
+    return results.some((r) => r.failed) ? 1 : 0;
+  } finally {
+    await gen.close();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

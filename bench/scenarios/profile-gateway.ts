@@ -1,0 +1,93 @@
+// Not a measurement but a diagnosis, run when a target is missed: Gatehouse under
+// `node --cpu-prof` while the load generator drives one workload through it, then a summary
+// of the profile (top self time with src file:line, src/ inclusive time, time by area).
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { runFailure } from '../harness/load-generator.ts';
+import { startGateway } from '../harness/gateway-process.ts';
+import { openLegacySession } from '../harness/legacy-session.ts';
+import type { WireRequest } from '../harness/mcp-wire.ts';
+import { startEverything, startModernFleet } from '../harness/upstream-processes.ts';
+import { summarizeProfile } from '../profile/cpu-profile-summary.ts';
+import { countTools } from './tools-list-merged.ts';
+import { stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+export type ProfileWorkload = 'tools/call' | 'tools/list';
+
+const PROFILE_SEC = 8;
+const WARMUP_SEC = 3;
+
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+export function profileGateway(workload: ProfileWorkload): Scenario {
+  const id = workload === 'tools/call' ? 'profileToolsCall' : 'profileToolsList';
+  return {
+    id,
+    title: `CPU profile of Gatehouse under ${workload === 'tools/call' ? 'legacy tools/call (server-everything)' : 'warm merged tools/list (20 x 50)'}`,
+    async run(ctx: ScenarioContext): Promise<ScenarioResult> {
+      const stoppers: (() => Promise<void>)[] = [];
+      const dir = join(ctx.tmpDir, id);
+      mkdirSync(dir, { recursive: true });
+      let stopGateway: (() => Promise<void>) | undefined;
+      try {
+        let url: string;
+        let request: WireRequest;
+        let connections = ctx.connections;
+        if (workload === 'tools/call') {
+          const everything = await startEverything(ctx.pinning);
+          stoppers.push(everything.stop);
+          const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: 'everything', url: everything.url }], profileDir: dir });
+          stopGateway = gw.stop;
+          url = gw.url;
+          request = { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gw.url), tool: 'everything__echo' };
+        } else {
+          const fleet = await startModernFleet(ctx.pinning, { count: 20, toolCount: 50, listTtlMs: 60_000 });
+          stoppers.push(fleet.stop);
+          const gw = await startGateway(ctx.pinning, ctx.tmpDir, {
+            upstreams: fleet.urls.map((u, i) => ({ name: `up${String(i).padStart(2, '0')}`, url: u })),
+            pageSize: 10_000,
+            profileDir: dir,
+          });
+          stopGateway = gw.stop;
+          url = gw.url;
+          request = { kind: 'tools/list', era: 'modern', expectTools: (await countTools(fleet.urls[0]!)) * fleet.urls.length };
+          connections = 1;
+        }
+        // Warm the JIT first; only the samples of the measured window are summarised.
+        await ctx.gen.run({ url, connections, durationSec: WARMUP_SEC, request });
+        const fromUs = monotonicUs();
+        const load = await ctx.gen.run({ url, connections, durationSec: PROFILE_SEC, request });
+        const toUs = monotonicUs();
+        const failed = runFailure(load);
+        await stopGateway();
+        stopGateway = undefined;
+        const files = readdirSync(dir);
+        const profile = files.find((f) => f.endsWith('.cpuprofile'));
+        const maps = files.find((f) => f.startsWith('source-maps-'));
+        if (!profile) throw new Error(`no .cpuprofile written in ${dir} (did the gateway exit cleanly on SIGTERM?)`);
+        const summary = summarizeProfile(join(dir, profile), maps ? join(dir, maps) : undefined, { fromUs, toUs });
+        // Kept next to the results (git-ignored *.json), loadable in Chrome DevTools.
+        const kept = `${ctx.artifactPrefix}.${id}.cpuprofile.json`;
+        copyFileSync(join(dir, profile), kept);
+        ctx.log(`  profiled ${load.completed} requests (${load.rps.toFixed(0)} req/s), busy ${summary.busyMs.toFixed(0)} ms of ${summary.profileMs.toFixed(0)} ms`);
+        const note = `% of the gateway's busy CPU time over ${load.completed} requests; self = in the function itself, total = incl. callees (src/ only)`;
+        return {
+          id,
+          title: this.title,
+          rows: [
+            ...summary.topSelf.map((h) => ({ label: `self   ${h.fn}  ${h.location}`, value: `${h.pct.toFixed(1)} %` })),
+            ...summary.topSrcInclusive.slice(0, 10).map((h) => ({ label: `total  ${h.fn}  ${h.location}`, value: `${h.pct.toFixed(1)} %` })),
+            ...summary.byArea.slice(0, 10).map((a) => ({ label: `area   ${a.area}`, value: `${a.pct.toFixed(1)} %` })),
+          ],
+          metrics: { requests: load.completed, busyMs: summary.busyMs, busyUsPerRequest: (summary.busyMs * 1000) / load.completed },
+          note,
+          ...(failed ? { failed } : {}),
+          details: { profileFile: kept, ...summary },
+        };
+      } finally {
+        if (stopGateway) await stopGateway();
+        await stopAll(stoppers);
+      }
+    },
+  };
+}

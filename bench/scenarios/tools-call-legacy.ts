@@ -1,0 +1,73 @@
+// Scenarios 1 (legacy half), 2 and 3: `tools/call` echo against the MCP reference server
+// (server-everything, Streamable HTTP, legacy era), directly vs through Gatehouse, and vs
+// nginx as a plain HTTP pass-through when nginx is installed. The client speaks legacy to
+// all of them: one initialized session each, then POSTs with Mcp-Session-Id and unique ids.
+// Gatehouse's CPU time per call (scenario 3) is read from /proc in its rounds.
+import { runInterleaved, type Arm, type ArmSummary } from '../harness/ab-rounds.ts';
+import { startGateway } from '../harness/gateway-process.ts';
+import { openLegacySession } from '../harness/legacy-session.ts';
+import { findNginx, startNginx } from '../harness/nginx.ts';
+import { startEverything } from '../harness/upstream-processes.ts';
+import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+const ID = 'legacy';
+const UPSTREAM = 'everything';
+
+export const toolsCallLegacy: Scenario = {
+  id: ID,
+  title: 'tools/call echo, legacy era, server-everything over Streamable HTTP',
+  async run(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const stoppers: (() => Promise<void>)[] = [];
+    try {
+      const everything = await startEverything(ctx.pinning);
+      stoppers.push(everything.stop);
+      const gateway = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: UPSTREAM, url: everything.url }] });
+      stoppers.push(gateway.stop);
+      const nginxBin = findNginx();
+      const nginx = nginxBin ? await startNginx(ctx.pinning, nginxBin, ctx.tmpDir, everything.url) : undefined;
+      if (nginx) stoppers.push(nginx.stop);
+
+      const arms: Arm[] = [
+        {
+          name: 'direct',
+          spec: { url: everything.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(everything.url), tool: 'echo' } },
+          cpuPids: { upstream: everything.pid },
+        },
+        {
+          name: 'gatehouse',
+          spec: { url: gateway.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gateway.url), tool: `${UPSTREAM}__echo` } },
+          cpuPids: { gateway: gateway.pid, upstream: everything.pid },
+        },
+      ];
+      if (nginx) {
+        arms.push({
+          name: 'nginx pass-through',
+          spec: { url: nginx.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(nginx.url), tool: 'echo' } },
+          cpuPids: { nginx: nginx.pid, upstream: everything.pid },
+        });
+      }
+      const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
+      const [direct, gw, ng] = summaries as [ArmSummary, ArmSummary, ArmSummary | undefined];
+      const rows = armRows(summaries, { gatehouse: 'gateway', 'nginx pass-through': 'nginx' });
+      rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
+      if (!nginx) rows.push({ label: 'nginx pass-through', note: 'skipped: nginx not installed' });
+      const failures = summaries.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      return {
+        id: ID,
+        title: this.title,
+        rows,
+        metrics: {
+          throughputRatio: gw.rps / direct.rps,
+          p99Ratio: gw.p99Ms / direct.p99Ms,
+          gatewayCpuUsPerCall: gw.cpuUsPerCall.gateway ?? Number.NaN,
+          upstreamCpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN,
+          ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms } : {}),
+        },
+        ...(failures.length ? { failed: failures.join('; ') } : {}),
+        details: summaries,
+      };
+    } finally {
+      await stopAll(stoppers);
+    }
+  },
+};
