@@ -5,6 +5,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Catalog } from './catalog/catalog.ts';
+import { createEnforcement } from './enforcement-wiring.ts';
+import { SchemaValidator } from './validation/schema-validator.ts';
 import { createAuthenticator, type Authenticate } from './identity/authenticate.ts';
 import { ANONYMOUS_PRINCIPAL } from './identity/principal.ts';
 import { ok } from './jsonrpc/result.ts';
@@ -47,7 +49,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const catalog = new Catalog(config, upstreams, logger, cursorSecret);
   const notifier = new Notifier();
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
-  const gateway = createGateway({ config, catalog, upstreams, logger });
+  const enforcement = createEnforcement(config, { catalog, notifier, logger });
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator() });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
@@ -77,6 +80,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       sessions.close();
+      await enforcement.close();
       await Promise.all(upstreams.map((u) => u.close()));
     },
     killChildren() {

@@ -11,7 +11,8 @@ import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
-import { mergeLists, type CacheScope, type ListKind, type MergedList } from './merge.ts';
+import { LRUCache } from 'lru-cache';
+import { mergeLists, type CacheScope, type ItemOrigin, type ListKind, type MergedList } from './merge.ts';
 import { LIST_METHOD, PartCache, type Part } from './part-cache.ts';
 import { routeResourceUri, type ResourceRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
@@ -33,6 +34,15 @@ export interface MergedView extends MergedList {
   generations: ReadonlyMap<string, number>;
 }
 
+/** Which items one caller sees: `key` names the filter's inputs (policy version, principal),
+ * so equal keys share the filtered result. */
+export interface ListFilter {
+  key: string;
+  keep(item: JsonObject, origin: ItemOrigin): boolean;
+}
+
+const KEY_FIELD: Readonly<Record<ListKind, string>> = { tools: 'name', prompts: 'name', resources: 'uri', resourceTemplates: 'uriTemplate' };
+
 export interface ListPage {
   items: JsonObject[];
   nextCursor?: string;
@@ -52,6 +62,7 @@ export class Catalog {
   private readonly byName: Map<string, Upstream>;
   private readonly memo = new Map<string, { gens: string; view: MergedView }>();
   private readonly lastView = new Map<string, MergedView>();
+  private readonly filteredCache = new LRUCache<string, { items: JsonObject[]; version: string }>({ max: 2000 });
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
@@ -155,24 +166,51 @@ export class Catalog {
     return res.value;
   }
 
-  async page(kind: ListKind, authContext: string, cursor: unknown): Promise<Result<ListPage, GatewayError>> {
+  async page(kind: ListKind, authContext: string, cursor: unknown, filter?: ListFilter): Promise<Result<ListPage, GatewayError>> {
     const view = await this.view(kind, authContext);
+    const { items, version } = filter ? this.filtered(kind, authContext, view, filter) : view;
     let offset = 0;
     if (cursor !== undefined) {
       if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
       const pos = decodeCursor(this.cursorSecret, cursor, kind);
       if (!pos.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${pos.error}` });
-      if (pos.value.version !== view.version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
+      if (pos.value.version !== version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
       offset = pos.value.offset;
     }
-    if (offset > view.items.length) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
-    const { page, nextOffset } = paginate(view.items, this.config.limits.pageSize, offset);
+    if (offset > items.length) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
+    const { page, nextOffset } = paginate(items, this.config.limits.pageSize, offset);
     return ok({
       items: page,
       ttlMs: view.ttlMs,
-      cacheScope: view.cacheScope,
-      ...(nextOffset !== undefined ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: nextOffset, version: view.version }) } : {}),
+      // A list filtered per caller is that caller's alone: never shareable (digest d.5).
+      cacheScope: filter ? 'private' : view.cacheScope,
+      ...(nextOffset !== undefined ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: nextOffset, version }) } : {}),
     });
+  }
+
+  /** The items a filter keeps, computed once per (list version, filter key) and reused. */
+  private filtered(kind: ListKind, authContext: string, view: MergedView, filter: ListFilter): { items: JsonObject[]; version: string } {
+    const key = `${kind}\u0000${authContext}\u0000${view.version}\u0000${filter.key}`;
+    const hit = this.filteredCache.get(key);
+    if (hit) return hit;
+    const field = KEY_FIELD[kind];
+    const items = view.items.filter((item) => {
+      const origin = view.index.get(item[field] as string);
+      return origin !== undefined && filter.keep(item, origin);
+    });
+    const out = { items, version: listVersion(items) };
+    this.filteredCache.set(key, out);
+    return out;
+  }
+
+  /** The item behind an exposed name or URI in the current merged view, if any. */
+  async item(kind: ListKind, key: string, authContext: string): Promise<{ item: JsonObject; origin: ItemOrigin } | undefined> {
+    const view = this.lastView.get(`${kind}\u0000${authContext}`) ?? (await this.view(kind, authContext));
+    const origin = view.index.get(key);
+    if (!origin) return undefined;
+    const field = KEY_FIELD[kind];
+    const item = view.byName.get(key) ?? view.items.find((i) => i[field] === key);
+    return item ? { item, origin } : undefined;
   }
 
   /** Exposed tool/prompt name -> upstream. Refreshes on a miss, at most once per

@@ -44,6 +44,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   try {
     gateway = await startGateway(config, logger);
   } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`gatehouse: invalid policy\n${e.format()}\n`);
+      return 2;
+    }
     process.stderr.write(`gatehouse: cannot listen on ${config.listen.host}:${config.listen.port}: ${(e as Error).message}\n`);
     return 1;
   }

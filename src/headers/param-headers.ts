@@ -73,6 +73,23 @@ function typedArgument(param: HeaderParam, value: JsonValue): Result<HeaderParam
 }
 
 /**
+ * The typed values of every annotated argument present in the body, keyed by header name.
+ * For calls whose values came without headers (legacy clients, stdio), so policy and audit
+ * see the same record whatever the transport.
+ */
+export function extractParamValues(params: readonly HeaderParam[], args: JsonObject | undefined): Result<Record<string, HeaderParamValue>, string> {
+  const values: Record<string, HeaderParamValue> = {};
+  for (const param of params) {
+    const arg = readArgument(args, param.path);
+    if (arg === undefined || arg === null) continue;
+    const typed = typedArgument(param, arg);
+    if (!typed.ok) return typed;
+    values[paramHeaderName(param)] = typed.value;
+  }
+  return ok(values);
+}
+
+/**
  * Computes the `Mcp-Param-*` headers for an outbound call from the tool's scanned
  * annotations (digest (c), "Building the request"). Absent or null arguments get no header.
  */

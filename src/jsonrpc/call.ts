@@ -1,6 +1,7 @@
 // The typed record of one client request, built once by the transport and read by the
 // rest of the pipeline (design.md §4). Nothing downstream looks at raw HTTP again.
 import type { Principal } from '../identity/principal.ts';
+import type { Decision } from '../policy/decision.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
 import type { Era } from '../upstream/upstream.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
@@ -21,6 +22,10 @@ export interface Call {
   headers: HeaderLookup;
   /** Decoded, checked Mcp-Param-* values (modern tools/call), for policy and audit. */
   paramValues?: Record<string, HeaderParamValue>;
+  /** What the call resolved to, once known (for policy and audit). */
+  target?: { upstream: string; name: string; upstreamName: string };
+  /** The policy decision, once made. */
+  decision?: Decision;
   /** Aborted when the client disconnects (modern) or cancels (legacy). */
   signal: AbortSignal;
   /** Progress / log notifications for this request's stream. */

@@ -15,6 +15,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export const UPSTREAM_UNAVAILABLE = -31001;
 export const UPSTREAM_TIMEOUT = -31002;
 export const UNAUTHORIZED = -31003;
+export const APPROVAL_REQUIRED = -31010;
+export const APPROVAL_DECLINED = -31011;
+export const RATE_LIMITED = -31029;
 
 export type GatewayError =
   | { kind: 'parse_error'; message: string }
@@ -35,7 +38,11 @@ export type GatewayError =
   | { kind: 'headers_too_large'; message: string }
   | { kind: 'method_not_allowed'; method: string }
   | { kind: 'unsupported_media_type'; contentType: string }
-  | { kind: 'auth_failed'; status: 400 | 401 | 403 | 503; message: string };
+  | { kind: 'auth_failed'; status: 400 | 401 | 403 | 503; message: string }
+  | { kind: 'rate_limited'; ruleId: string; retryAfterMs: number }
+  | { kind: 'rate_limiter_unavailable' }
+  | { kind: 'approval_required'; message: string; data?: JsonValue }
+  | { kind: 'audit_unavailable' };
 
 export interface MappedError {
   status: number;
@@ -102,6 +109,21 @@ export function mapError(e: GatewayError, modern = true): MappedError {
       return { status: 431, error: { code: INVALID_REQUEST, message: e.message } };
     case 'method_not_allowed':
       return { status: 405, error: { code: INVALID_REQUEST, message: `HTTP method ${e.method} not allowed here` } };
+    case 'rate_limited':
+      return {
+        status: 429,
+        error: {
+          code: RATE_LIMITED,
+          message: `Rate limit exceeded (rule ${e.ruleId}); retry after ${Math.ceil(e.retryAfterMs / 1000)} s`,
+          data: { retryAfterMs: e.retryAfterMs, rule: e.ruleId },
+        },
+      };
+    case 'rate_limiter_unavailable':
+      return { status: 503, error: { code: RATE_LIMITED, message: 'Rate limits cannot be checked right now; try again shortly' } };
+    case 'approval_required':
+      return { status: 200, error: { code: APPROVAL_REQUIRED, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
+    case 'audit_unavailable':
+      return { status: 503, error: { code: INTERNAL_ERROR, message: 'The audit trail cannot record calls right now, so none are accepted; try again shortly' } };
     case 'auth_failed':
       return { status: e.status, error: { code: UNAUTHORIZED, message: e.message } };
     case 'unsupported_media_type':

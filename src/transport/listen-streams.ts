@@ -1,6 +1,7 @@
 // Long-lived notification streams: modern `subscriptions/listen` (acknowledgement first,
 // only what was asked for, every message tagged with the subscription id — digest d.6)
 // and the legacy session GET stream (2025-11-25).
+import type { Principal } from '../identity/principal.ts';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
 import { isJsonObject } from '../jsonrpc/message.ts';
 import { META_SUBSCRIPTION_ID } from '../upstream/upstream.ts';
@@ -17,7 +18,7 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
   resourcesListChanged: 'resources',
 };
 
-export function openListenStream(msg: JsonRpcRequest, notifier: Notifier): Response {
+export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal?: Principal): Response {
   const filter = msg.params?.notifications;
   if (!isJsonObject(filter)) {
     return errorResponse({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' }, msg.id, true);
@@ -39,11 +40,12 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier): Respo
   remove = notifier.add({
     wants,
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } }),
+    ...(principal ? { principal } : {}),
   });
   return stream.response;
 }
 
-export function openLegacyStream(session: LegacySession, notifier: Notifier): Response {
+export function openLegacyStream(session: LegacySession, notifier: Notifier, principal?: Principal): Response {
   let remove = (): void => undefined;
   const stream = openSseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
   remove = notifier.add({
@@ -51,6 +53,7 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier): Re
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] }),
     session: session.id,
     close: () => stream.close(),
+    ...(principal ? { principal } : {}),
   });
   return stream.response;
 }

@@ -143,7 +143,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     }
     const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
     if (!checked.ok) return errorResponse(checked.error, msg.id, true);
-    if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier);
+    if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal);
     if (!gateway.knows(msg.method, 'modern')) return errorResponse({ kind: 'method_not_found', method: msg.method }, msg.id, true);
     const abort = new AbortController();
     // Modern: closing the stream IS the cancellation (digest b.3).
@@ -183,7 +183,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
       const session = lookupSession(req, principal);
       if (session instanceof Response) return session;
       if (!session) return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'POST' });
-      if (req.method === 'GET') return openLegacyStream(session, notifier);
+      if (req.method === 'GET') return openLegacyStream(session, notifier, principal);
       sessions.remove(session.id);
       notifier.closeSession(session.id);
       return new Response(null, { status: 204 });

@@ -1,6 +1,8 @@
 // Delivers change notifications to the clients listening for them: modern clients on
 // `subscriptions/listen` streams (only what each asked for, tagged with its subscription
 // id — digest d.6), legacy clients on their session's GET stream.
+import type { Principal } from '../identity/principal.ts';
+
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
 
 export interface ChangeListener {
@@ -8,6 +10,8 @@ export interface ChangeListener {
   deliver(kind: ChangeKind): void;
   /** The legacy session a GET stream belongs to, so DELETE can end it. */
   session?: string;
+  /** Whose stream it is: a policy change notifies only those whose lists changed. */
+  principal?: Principal;
   close?: () => void;
 }
 
@@ -27,6 +31,11 @@ export class Notifier {
 
   publish(kind: ChangeKind): void {
     for (const l of this.listeners) if (l.wants.has(kind)) l.deliver(kind);
+  }
+
+  /** Every listener, for deciding per principal what to send. */
+  all(): readonly ChangeListener[] {
+    return [...this.listeners];
   }
 
   closeSession(id: string): void {

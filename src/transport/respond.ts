@@ -36,6 +36,11 @@ function finalMessage(call: Call, reply: Reply): { status: number; body: JsonObj
   return { status, body: { jsonrpc: '2.0', id: call.id, error: error as unknown as JsonObject } };
 }
 
+/** 429s say when to come back (RFC 9110 Retry-After), so HTTP clients and proxies can wait. */
+function retryAfter(reply: Reply): Record<string, string> {
+  return !reply.ok && reply.error.kind === 'rate_limited' ? { 'retry-after': String(Math.max(1, Math.ceil(reply.error.retryAfterMs / 1000))) } : {};
+}
+
 export function dispatch(
   gateway: Gateway,
   call: Omit<Call, 'notify' | 'signal'>,
@@ -79,7 +84,7 @@ export function dispatch(
       if (sse) {
         sse.send(body);
         sse.close();
-      } else settle(jsonResponse(status, body, opts.headers));
+      } else settle(jsonResponse(status, body, { ...opts.headers, ...retryAfter(reply) }));
       opts.onDone?.();
     });
   return response;

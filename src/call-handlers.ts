@@ -1,0 +1,169 @@
+// The target methods of the MCP ring (design.md §4): tools/call, prompts/get,
+// resources/read and completion/complete. Each resolves the exposed name to its upstream,
+// asks the enforcer (policy, pins, rate limits), validates what it can, rebuilds the
+// Mcp-* headers from the upstream's own schema and forwards. Lists live in gateway.ts.
+import type { Catalog } from './catalog/catalog.ts';
+import type { GatewayConfig } from './config/types.ts';
+import { buildParamHeaders, checkParamHeaders, extractParamValues } from './headers/param-headers.ts';
+import type { Call } from './jsonrpc/call.ts';
+import { HEADER_MISMATCH, INTERNAL_ERROR, type GatewayError } from './jsonrpc/errors.ts';
+import type { JsonObject } from './jsonrpc/message.ts';
+import { isJsonObject } from './jsonrpc/message.ts';
+import { err, ok, type Result } from './jsonrpc/result.ts';
+import type { Logger } from './logger.ts';
+import { unknownError, type CallTarget, type Enforcer } from './policy/enforcer.ts';
+import type { Upstream } from './upstream/upstream.ts';
+import type { SchemaValidator } from './validation/schema-validator.ts';
+
+export type Reply = Result<JsonObject, GatewayError>;
+export type Handler = (call: Call) => Promise<Reply>;
+
+export interface CallDeps {
+  config: GatewayConfig;
+  catalog: Catalog;
+  enforcer: Enforcer;
+  validator: SchemaValidator;
+  logger: Logger;
+}
+
+export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete', Handler> {
+  const { catalog, enforcer, validator, logger, config } = deps;
+
+  const forward = (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> =>
+    upstream.request({
+      method: call.method,
+      params,
+      clientCapabilities: call.clientCapabilities,
+      ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
+      ...(paramHeaders ? { paramHeaders } : {}),
+      signal: call.signal,
+      onNotification: call.notify,
+    });
+
+  /** Policy first, then the record of what was decided for audit. */
+  const gate = async (call: Call, target: CallTarget): Promise<Result<true, GatewayError>> => {
+    const g = await enforcer.gate(call.principal, target);
+    if (!g.ok) {
+      call.decision = { effect: g.error.kind === 'rate_limited' ? 'allow' : 'deny', ruleId: g.error.kind === 'rate_limited' ? g.error.ruleId : 'hidden', reason: g.error.kind };
+      return g;
+    }
+    call.decision = g.value;
+    if (g.value.effect === 'approve') {
+      return err({
+        kind: 'approval_required',
+        message: `Calling ${target.name} needs a person's approval (rule ${g.value.ruleId}), and no approval channel can reach this client yet`,
+        data: { rule: g.value.ruleId, approver: g.value.approval?.approver ?? null },
+      });
+    }
+    return ok(true);
+  };
+
+  const validateOutput = (tool: JsonObject, name: string, result: JsonObject): JsonObject => {
+    if (config.validation.outputs === 'off' || !isJsonObject(tool.outputSchema) || !('structuredContent' in result) || result.isError === true) return result;
+    const v = validator.validate(tool.outputSchema, result.structuredContent);
+    if (v.ok !== false) return result;
+    logger.warn('tool result does not match its outputSchema', { tool: name, problem: v.message, blocked: config.validation.outputs === 'block' });
+    if (config.validation.outputs === 'warn') return result;
+    return { content: [{ type: 'text', text: `The tool's result did not match its declared outputSchema (${v.message}); Gatehouse withheld it.` }], isError: true };
+  };
+
+  const callTool: Handler = async (call) => {
+    const name = call.params.name;
+    if (typeof name !== 'string') return err({ kind: 'invalid_params', message: 'tools/call needs a string "name"' });
+    const target = await catalog.resolve('tools', name, call.authContext);
+    if (!target) return err(unknownError({ kind: 'tool', name }));
+    call.target = { upstream: target.upstream.name, name, upstreamName: target.name };
+    const args = call.params.arguments;
+    if (args !== undefined && !isJsonObject(args)) return err({ kind: 'invalid_params', message: 'tools/call "arguments" must be an object' });
+    if (call.era === 'modern') {
+      // We parse the body, so we are a server that MUST check Mcp-Param-* (digest c).
+      const checked = checkParamHeaders(target.headerParams, args, call.headers);
+      if (!checked.ok) return err({ kind: 'header_mismatch', message: checked.error });
+      call.paramValues = checked.value;
+    } else {
+      const values = extractParamValues(target.headerParams, args);
+      if (values.ok) call.paramValues = values.value;
+    }
+    const gated = await gate(call, {
+      kind: 'tool',
+      upstream: target.upstream.name,
+      name,
+      upstreamName: target.name,
+      item: target.item,
+      ...(args ? { arguments: args } : {}),
+      ...(call.paramValues ? { params: call.paramValues } : {}),
+    });
+    if (!gated.ok) return gated;
+    if (config.validation.arguments && isJsonObject(target.item.inputSchema)) {
+      const v = validator.validate(target.item.inputSchema, args ?? {});
+      if (v.ok === false) return err({ kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` });
+    }
+    const headers = buildParamHeaders(target.headerParams, args);
+    if (!headers.ok) return err({ kind: 'invalid_params', message: headers.error });
+    const reply = await forward(call, target.upstream, { ...call.params, name: target.name }, headers.value);
+    if (reply.ok) return ok(validateOutput(target.item, name, reply.value));
+    if (reply.error.kind !== 'upstream_error' || reply.error.error.code !== HEADER_MISMATCH) return reply;
+    // The upstream's schema changed under us: refresh its tools once and retry (digest c).
+    logger.info('upstream rejected Mcp-* headers; refreshing its tools and retrying once', { upstream: target.upstream.name, tool: target.name });
+    catalog.invalidate(target.upstream.name, 'tools');
+    const fresh = await catalog.resolve('tools', name, call.authContext);
+    if (!fresh) return err(unknownError({ kind: 'tool', name }));
+    const again = buildParamHeaders(fresh.headerParams, args);
+    if (!again.ok) return err({ kind: 'invalid_params', message: again.error });
+    const second = await forward(call, fresh.upstream, { ...call.params, name: fresh.name }, again.value);
+    if (second.ok || second.error.kind !== 'upstream_error' || second.error.error.code !== HEADER_MISMATCH) return second;
+    // Not the client's fault: its headers were checked. Do not hand it a -32020 to chase.
+    return err({ kind: 'upstream_error', upstream: fresh.upstream.name, error: { code: INTERNAL_ERROR, message: `Upstream "${fresh.upstream.name}" rejected the gateway's request headers: ${second.error.error.message}` } });
+  };
+
+  const getPrompt: Handler = async (call) => {
+    const name = call.params.name;
+    if (typeof name !== 'string') return err({ kind: 'invalid_params', message: 'prompts/get needs a string "name"' });
+    const target = await catalog.resolve('prompts', name, call.authContext);
+    if (!target) return err(unknownError({ kind: 'prompt', name }));
+    call.target = { upstream: target.upstream.name, name, upstreamName: target.name };
+    const gated = await gate(call, { kind: 'prompt', upstream: target.upstream.name, name, upstreamName: target.name, item: target.item });
+    if (!gated.ok) return gated;
+    return forward(call, target.upstream, { ...call.params, name: target.name });
+  };
+
+  const readResource: Handler = async (call) => {
+    const uri = call.params.uri;
+    if (typeof uri !== 'string') return err({ kind: 'invalid_params', message: 'resources/read needs a string "uri"' });
+    const route = await catalog.routeResource(uri, call.authContext);
+    if (!route) return err(unknownError({ kind: 'resource', name: uri }));
+    call.target = { upstream: route.upstream, name: uri, upstreamName: route.uri };
+    const gated = await gate(call, { kind: 'resource', upstream: route.upstream, name: uri, upstreamName: route.uri });
+    if (!gated.ok) return gated;
+    const reply = await forward(call, catalog.upstream(route.upstream)!, { ...call.params, uri: route.uri });
+    if (!reply.ok || route.uri === uri || !Array.isArray(reply.value.contents)) return reply;
+    // Contents name the upstream's URI; give the client back the one it asked for.
+    const contents = reply.value.contents.map((c) => (isJsonObject(c) && c.uri === route.uri ? { ...c, uri } : c));
+    return ok({ ...reply.value, contents });
+  };
+
+  const complete: Handler = async (call) => {
+    const ref = call.params.ref;
+    if (!isJsonObject(ref)) return err({ kind: 'invalid_params', message: 'completion/complete needs a "ref" object' });
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const target = await catalog.resolve('prompts', ref.name, call.authContext);
+      // A prompt the caller may not see cannot be completed either.
+      if (!target || !enforcer.visible(call.principal, 'prompts', target.item, { upstream: target.upstream.name, original: target.name })) {
+        return err(unknownError({ kind: 'prompt', name: ref.name }));
+      }
+      return forward(call, target.upstream, { ...call.params, ref: { ...ref, name: target.name } });
+    }
+    if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const route = await catalog.routeResource(ref.uri, call.authContext);
+      if (!route) return err(unknownError({ kind: 'resource', name: ref.uri }));
+      const listed = (await catalog.item('resourceTemplates', ref.uri, call.authContext)) ?? (await catalog.item('resources', ref.uri, call.authContext));
+      if (listed && !enforcer.visible(call.principal, listed.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', listed.item, listed.origin)) {
+        return err(unknownError({ kind: 'resource', name: ref.uri }));
+      }
+      return forward(call, catalog.upstream(route.upstream)!, { ...call.params, ref: { ...ref, uri: route.uri } });
+    }
+    return err({ kind: 'invalid_params', message: 'completion/complete "ref" must be ref/prompt with a name or ref/resource with a uri' });
+  };
+
+  return { 'tools/call': callTool, 'prompts/get': getPrompt, 'resources/read': readResource, 'completion/complete': complete };
+}

@@ -1,0 +1,55 @@
+// Builds the enforcement side of a gateway from the config: the live policy (with hot
+// reload), the rate limiter (memory or Redis), the enforcer, and the policy-swap
+// notifications to clients whose visible lists changed.
+import { Redis } from 'ioredis';
+import type { Catalog } from './catalog/catalog.ts';
+import type { GatewayConfig } from './config/types.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
+import type { Logger } from './logger.ts';
+import { createEnforcer, OPEN_ENFORCER, type Enforcer } from './policy/enforcer.ts';
+import { startPolicyRuntime, type PolicyRuntime } from './policy/policy-runtime.ts';
+import { changedLists } from './policy/visibility-diff.ts';
+import type { Notifier } from './transport/notifier.ts';
+
+export interface Enforcement {
+  enforcer: Enforcer;
+  policy: PolicyRuntime | undefined;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export function createLimiter(config: GatewayConfig): RateLimiter {
+  if (config.rateLimits.store === 'memory') return createMemoryRateLimiter();
+  // Bounded waits: a slow or absent Redis fails the check (closed) instead of hanging calls.
+  const redis = new Redis(config.rateLimits.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 });
+  redis.on('error', () => undefined);
+  return createRedisRateLimiter(redis, { prefix: config.rateLimits.prefix });
+}
+
+export function createEnforcement(config: GatewayConfig, deps: { catalog: Catalog; notifier: Notifier; logger: Logger }): Enforcement {
+  const { logger, catalog, notifier } = deps;
+  const limiter = createLimiter(config);
+  if (!config.policy) {
+    logger.warn('no policy configured: every caller may see and call every tool; configure `policy` to enforce rules');
+    return { enforcer: OPEN_ENFORCER, policy: undefined, limiter, close: () => limiter.close() };
+  }
+  const policy = startPolicyRuntime({ ...config.policy, logger });
+  policy.onSwap((before, after) => {
+    for (const listener of notifier.all()) {
+      if (!listener.principal) continue;
+      void changedLists(catalog, listener.principal, before, after).then((kinds) => {
+        for (const kind of kinds) if (listener.wants.has(kind)) listener.deliver(kind);
+      });
+    }
+  });
+  const enforcer = createEnforcer({ policy, limiter, logger });
+  return {
+    enforcer,
+    policy,
+    limiter,
+    async close() {
+      policy.close();
+      await limiter.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// Applies the live policy to the pipeline: which listed items a principal sees, and whether
+// a call may go on (deny / approve / allow, tool pins, rate limits). Hidden, denied and
+// quarantined items get exactly the error an unknown one gets, so policy never leaks
+// through error messages (design.md §5); only `approve` shows policy to the client.
+import type { ListFilter } from '../catalog/catalog.ts';
+import type { ItemOrigin, ListKind } from '../catalog/merge.ts';
+import type { HeaderParamValue } from '../headers/param-headers.ts';
+import type { Principal } from '../identity/principal.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { Logger } from '../logger.ts';
+import type { CompiledPolicy } from './compile-policy.ts';
+import type { ActionKind, Decision, RateLimitRef } from './decision.ts';
+import type { PolicyRuntime } from './policy-runtime.ts';
+import { toolDefinitionHash } from './tool-definition-hash.ts';
+
+const ACTION_KIND: Readonly<Record<ListKind, ActionKind>> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' };
+
+export interface CallTarget {
+  kind: ActionKind;
+  upstream: string;
+  /** Exposed name, or URI for resources. */
+  name: string;
+  upstreamName: string;
+  item?: JsonObject;
+  arguments?: JsonObject;
+  params?: Readonly<Record<string, HeaderParamValue>>;
+}
+
+export type Gate = Result<Decision, GatewayError>;
+
+export interface Enforcer {
+  listFilter(principal: Principal, kind: ListKind): ListFilter | undefined;
+  /** Visibility of one item, for calls that name an item a list would hide (completion). */
+  visible(principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin): boolean;
+  gate(principal: Principal, target: CallTarget): Promise<Gate>;
+}
+
+/** No policy configured: everything is visible and allowed (a warning is logged at boot). */
+export const OPEN_ENFORCER: Enforcer = {
+  listFilter: () => undefined,
+  visible: () => true,
+  gate: async () => ok({ effect: 'allow', ruleId: 'no-policy', reason: 'no policy configured' }),
+};
+
+export function unknownError(target: { kind: ActionKind; name: string }): GatewayError {
+  switch (target.kind) {
+    case 'tool':
+      return { kind: 'invalid_params', message: `Unknown tool: ${target.name}` };
+    case 'prompt':
+      return { kind: 'invalid_params', message: `Unknown prompt: ${target.name}` };
+    default:
+      return { kind: 'invalid_params', message: 'Resource not found', data: { uri: target.name } };
+  }
+}
+
+function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): string {
+  switch (rl.per) {
+    case 'principal':
+      return `${rl.id}\u0000p\u0000${principal.authContext}`;
+    case 'tool':
+      return `${rl.id}\u0000t\u0000${target.name}`;
+    case 'upstream':
+      return `${rl.id}\u0000u\u0000${target.upstream}`;
+    case 'principal+tool':
+      return `${rl.id}\u0000pt\u0000${principal.authContext}\u0000${target.name}`;
+  }
+}
+
+export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimiter; logger: Logger; onQuarantine?: (tool: string, upstream: string) => void }): Enforcer {
+  const { policy, limiter, logger } = deps;
+  const hashes = new WeakMap<JsonObject, string>();
+  const reported = new Set<string>();
+
+  /** A pinned tool whose definition changed is quarantined until the pin is updated. */
+  const quarantined = (p: CompiledPolicy, kind: ActionKind, name: string, item: JsonObject | undefined, upstream: string): boolean => {
+    if (kind !== 'tool' || !item) return false;
+    const pin = p.pins.get(name);
+    if (pin === undefined) return false;
+    let hash = hashes.get(item);
+    if (hash === undefined) {
+      hash = toolDefinitionHash(item);
+      hashes.set(item, hash);
+    }
+    if (hash === pin) return false;
+    const key = `${p.version}\u0000${name}\u0000${hash}`;
+    if (!reported.has(key)) {
+      reported.add(key);
+      logger.warn('tool quarantined: its definition no longer matches its pin', { tool: name, upstream, pinned: pin, current: hash });
+      deps.onQuarantine?.(name, upstream);
+    }
+    return true;
+  };
+
+  const visible = (principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin): boolean => {
+    const p = policy.current();
+    const actionKind = ACTION_KIND[kind];
+    const name = (kind === 'resources' ? item.uri : kind === 'resourceTemplates' ? item.uriTemplate : item.name) as string;
+    if (quarantined(p, actionKind, name, item, origin.upstream)) return false;
+    return p.visible(principal, { kind: actionKind, upstream: origin.upstream, name, upstreamName: origin.original });
+  };
+
+  return {
+    listFilter(principal, kind) {
+      const p = policy.current();
+      return { key: `${p.version}\u0000${principal.authContext}`, keep: (item, origin) => visible(principal, kind, item, origin) };
+    },
+    visible,
+    async gate(principal, target) {
+      const p = policy.current();
+      if (quarantined(p, target.kind, target.name, target.item, target.upstream)) return err(unknownError(target));
+      const decision = p.decide(principal, {
+        kind: target.kind,
+        operation: 'call',
+        upstream: target.upstream,
+        name: target.name,
+        upstreamName: target.upstreamName,
+        ...(target.arguments ? { arguments: target.arguments } : {}),
+        ...(target.params ? { params: target.params } : {}),
+      });
+      if (decision.effect === 'deny') return err(unknownError(target));
+      for (const rl of decision.rateLimits ?? []) {
+        let outcome;
+        try {
+          outcome = await limiter.take({ key: bucketKey(rl, principal, target), capacity: rl.capacity, refillPerSecond: rl.refillPerSecond });
+        } catch (e) {
+          // Fail closed: a limit we cannot check is not a limit we may skip.
+          logger.error('rate limiter unavailable', { error: (e as Error).message });
+          return err({ kind: 'rate_limiter_unavailable' });
+        }
+        if (!outcome.allowed) return err({ kind: 'rate_limited', ruleId: rl.id, retryAfterMs: outcome.retryAfterMs });
+      }
+      return ok(decision);
+    },
+  };
+}
