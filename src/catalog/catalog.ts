@@ -228,11 +228,12 @@ export class Catalog {
 
   private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
     // Hot path: the last merged view still names this tool and its owner's part is the very
-    // one the view was built from and still fresh. A slow or dead *other* upstream must not
-    // hold up a call to a healthy one.
+    // one the view was built from, not invalidated by a list_changed. A slow or dead *other*
+    // upstream must not hold up a call to a healthy one, and an upstream that sends ttlMs 0
+    // must not cost a tools/list per call.
     const last = this.lastView.get(`${kind}\u0000${authContext}`);
     const known = last?.index.get(exposed);
-    if (last && known && this.cache.fresh(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream)) {
+    if (last && known && this.cache.routable(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream)) {
       return this.target(last, exposed);
     }
     return this.target(await this.view(kind, authContext), exposed);

@@ -21,6 +21,8 @@ export interface Part {
   fetchedAt: number;
   /** Bumped on every successful fetch; merged views are memoised on it. */
   generation: number;
+  /** Set by list_changed (or a header rejection): the upstream said this copy is wrong. */
+  invalidated?: boolean;
   headerParams?: Map<string, readonly HeaderParam[]>;
 }
 
@@ -127,6 +129,14 @@ export class PartCache {
     this.parts.set(this.key(upstream, kind, authContext, part.cacheScope), part);
   }
 
+  /** The cached part, fresh or not, unless the upstream said it changed. Routing a call by
+   * the most recently obtained list is right even past its TTL (SEP-2243: use the most
+   * recently obtained inputSchema); a TTL is a hint for serving lists, not for routing. */
+  routable(upstream: string, kind: ListKind, authContext: string): Part | undefined {
+    const hit = this.cached(upstream, kind, authContext);
+    return hit && !hit.invalidated ? hit : undefined;
+  }
+
   /** The cached part if it is still fresh, without fetching or waiting (the hot path). */
   fresh(upstream: string, kind: ListKind, authContext: string): Part | undefined {
     const hit = this.cached(upstream, kind, authContext);
@@ -146,7 +156,10 @@ export class PartCache {
     this.epochs.set(list, (this.epochs.get(list) ?? 0) + 1);
     for (const k of this.inflight.keys()) if (k.startsWith(`${list}\u0000`)) this.inflight.delete(k);
     for (const [k, part] of this.parts) {
-      if (k === list || k.startsWith(`${list}\u0000`)) part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
+      if (k === list || k.startsWith(`${list}\u0000`)) {
+        part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
+        part.invalidated = true;
+      }
     }
   }
 }

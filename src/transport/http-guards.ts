@@ -33,10 +33,16 @@ export function checkHeaderLimits(headers: Headers, maxCount: number, maxBytes: 
   return ok(undefined);
 }
 
-/** Reads the body as text, stopping as soon as it passes the limit (nothing more is buffered). */
+/** Reads the body as text, never holding more than the limit. With a Content-Length the
+ * framing bounds the body, so the fast whole-body read is safe; a chunked body is streamed
+ * and cut off as soon as it passes the limit. */
 export async function readBodyLimited(req: Request, limit: number): Promise<Result<string, GatewayError>> {
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > limit) return err({ kind: 'body_too_large', limit });
+  const length = req.headers.get('content-length');
+  if (length !== null) {
+    const declared = Number(length);
+    if (!Number.isFinite(declared) || declared > limit) return err({ kind: 'body_too_large', limit });
+    return ok(await req.text());
+  }
   if (!req.body) return ok('');
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

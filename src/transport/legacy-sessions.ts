@@ -17,9 +17,13 @@ export interface LegacySession {
   owner: string;
 }
 
+type Sealed = Omit<LegacySession, 'id' | 'logLevel'> & { issuedAt: number };
+
 interface Local {
   lastSeen: number;
   logLevel?: string;
+  /** The unsealed state, so a busy session is decrypted once, not on every request. */
+  state?: Sealed;
 }
 
 const MAX_SESSION_ID_LENGTH = 4096;
@@ -44,13 +48,15 @@ export class LegacySessions {
   }
 
   create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string): LegacySession {
-    const payload = JSON.stringify({ v: protocolVersion, c: clientCapabilities, i: clientInfo ?? null, o: owner, t: this.now(), n: randomBytes(8).toString('hex') });
+    const issuedAt = this.now();
+    const payload = JSON.stringify({ v: protocolVersion, c: clientCapabilities, i: clientInfo ?? null, o: owner, t: issuedAt, n: randomBytes(8).toString('hex') });
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(payload, 'utf8'), cipher.final()]);
     // base64url is visible ASCII (0x21-0x7E), as 2025-11-25 requires of session ids.
     const id = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-    this.local.set(id, { lastSeen: this.now() });
+    const state: Sealed = { protocolVersion, clientCapabilities, owner, issuedAt, ...(clientInfo ? { clientInfo } : {}) };
+    this.local.set(id, { lastSeen: issuedAt, state });
     return { id, protocolVersion, clientCapabilities, owner, ...(clientInfo ? { clientInfo } : {}) };
   }
 
@@ -62,11 +68,14 @@ export class LegacySessions {
       this.remove(id);
       return undefined;
     }
-    const state = this.unseal(id);
-    if (!state) return undefined;
-    if (local) local.lastSeen = t;
-    else this.local.set(id, { lastSeen: t });
-    return { id, ...state, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) };
+    const state = local?.state ?? this.unseal(id);
+    if (!state || t - state.issuedAt > SESSION_MAX_LIFETIME_MS) return undefined;
+    if (local) {
+      local.lastSeen = t;
+      local.state = state;
+    } else this.local.set(id, { lastSeen: t, state });
+    const { issuedAt: _, ...session } = state;
+    return { id, ...session, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) };
   }
 
   setLogLevel(id: string, level: string): void {
@@ -87,7 +96,7 @@ export class LegacySessions {
     clearInterval(this.sweeper);
   }
 
-  private unseal(id: string): Omit<LegacySession, 'id'> | undefined {
+  private unseal(id: string): Sealed | undefined {
     try {
       const raw = Buffer.from(id, 'base64url');
       if (raw.length < 29) return undefined;
@@ -96,8 +105,7 @@ export class LegacySessions {
       const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       const p: unknown = JSON.parse(text);
       if (!isJsonObject(p) || typeof p.v !== 'string' || !isJsonObject(p.c) || typeof p.t !== 'number' || typeof p.o !== 'string') return undefined;
-      if (this.now() - p.t > SESSION_MAX_LIFETIME_MS) return undefined;
-      return { protocolVersion: p.v, clientCapabilities: p.c, owner: p.o, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}) };
+      return { protocolVersion: p.v, clientCapabilities: p.c, owner: p.o, issuedAt: p.t, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}) };
     } catch {
       return undefined;
     }

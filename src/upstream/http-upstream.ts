@@ -202,8 +202,18 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (era === 'modern' && typeof name === 'string' && /^(tools\/call|prompts\/get|resources\/read)$/.test(method)) {
       headers['mcp-name'] = encodeHeaderValue(name);
     }
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    // One controller and one timer per call: cheaper than AbortSignal.timeout + .any on the
+    // hot path, and it tells a timeout apart from a client that went away.
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(new DOMException('upstream timeout', 'TimeoutError'));
+    }, this.config.timeoutMs);
+    const onClientAbort = (): void => abort.abort(req.signal?.reason);
+    if (req.signal?.aborted) onClientAbort();
+    else req.signal?.addEventListener('abort', onClientAbort, { once: true });
+    const signal = abort.signal;
     const outcome = await exchange({
       pool: this.pool,
       path: this.path,
@@ -215,8 +225,10 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
     });
-    if (signal.aborted && era === 'legacy') void this.cancelLegacy(id, timeout.aborted ? 'timeout' : 'client disconnected');
-    return this.toResult(outcome, timeout.aborted);
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onClientAbort);
+    if (signal.aborted && era === 'legacy') void this.cancelLegacy(id, timedOut ? 'timeout' : 'client disconnected');
+    return this.toResult(outcome, timedOut);
   }
 
   private toResult(outcome: ExchangeOutcome, timedOut: boolean): Result<JsonObject, GatewayError> {
