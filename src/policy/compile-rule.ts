@@ -69,7 +69,7 @@ export interface CompiledRule {
   arguments?: ValidateFunction;
   /** Has conditions only a call can satisfy (`params`, `arguments`): unknown when listing. */
   needsCallData: boolean;
-  approval?: { approver: string; timeoutMs?: number };
+  approval?: { approver: string; fallback?: string; timeoutMs?: number };
   rateLimit?: RateLimitRef;
 }
 
@@ -111,7 +111,7 @@ export function compileRule(raw: RawRule, index: number, source: RuleSource, ajv
     }
   }
   if (raw.approval !== undefined) {
-    rule.approval = { approver: raw.approval.approver };
+    rule.approval = { approver: raw.approval.approver, ...(raw.approval.fallback !== undefined ? { fallback: raw.approval.fallback } : {}) };
     if (raw.approval.timeout !== undefined) {
       const ms = durationMs(raw.approval.timeout);
       if (ms === undefined) issues.push(issueAt(source.file, source.locate, `${at}/approval/timeout`, 'the timeout is too long (at most 2147483647 ms, about 24 days)'));

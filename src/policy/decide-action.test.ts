@@ -190,7 +190,7 @@ rules:
   - { id: base, effect: allow, rateLimit: { capacity: 100, perMinute: 60 } }
   - { id: tool, effect: allow, when: { tool: "a__*" }, rateLimit: { capacity: 5, perHour: 36, per: principal+tool } }
   - { id: no-limit, effect: allow, when: { tool: "a__*" } }
-  - { id: review, effect: approve, when: { tool: a__review }, approval: { approver: slack-ops, timeout: 5m }, rateLimit: { capacity: 2, perSecond: 1, per: upstream } }
+  - { id: review, effect: approve, when: { tool: a__review }, approval: { approver: webhook, timeout: 5m }, rateLimit: { capacity: 2, perSecond: 1, per: upstream } }
   - { id: block, effect: deny, when: { tool: a__blocked } }
 `);
 
@@ -204,7 +204,7 @@ rules:
   it('includes approve rules in the union and carries the approver and timeout', () => {
     const d = policy.decide(alice, call('a__review'));
     expect(d.effect).toBe('approve');
-    expect(d.approval).toEqual({ approver: 'slack-ops', timeoutMs: 300_000 });
+    expect(d.approval).toEqual({ approver: 'webhook', timeoutMs: 300_000 });
     expect(d.rateLimits?.map((l) => l.id)).toEqual(['base', 'tool', 'review']);
   });
 

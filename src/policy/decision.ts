@@ -33,7 +33,7 @@ export interface Decision {
   /** Why, for explain and audit. */
   reason: string;
   /** For approve: which approver channel the rule names. */
-  approval?: { approver: string; timeoutMs?: number };
+  approval?: { approver: string; fallback?: string; timeoutMs?: number };
   /** Rate limits to enforce (key + bucket): the rateLimit of every matching allow/approve
    * rule, in load order; absent when there are none or the call is denied. Enforced by the
    * limiter. */

@@ -69,13 +69,26 @@ function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): 
   }
 }
 
-export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimiter; logger: Logger; onQuarantine?: (tool: string, upstream: string) => void }): Enforcer {
+/** A pinned tool that entered or left quarantine: its visible lists changed without any
+ * list_changed from its upstream (a silent rug pull), so the wiring tells its listeners. */
+export type QuarantineChange = (tool: { name: string; upstream: string; upstreamName: string }, quarantined: boolean) => void;
+
+export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimiter; logger: Logger; onQuarantineChange?: QuarantineChange }): Enforcer {
   const { policy, limiter, logger } = deps;
   const hashes = new WeakMap<JsonObject, string>();
-  const reported = new Set<string>();
+  // Quarantined tools by name, with the pin they failed and the hash last seen: a tool is
+  // announced when it enters quarantine and when its definition goes back to the pinned
+  // hash, and logged again when it changes once more. A new pin starts afresh: the policy
+  // swap that brought it announces its own changes (visibility-diff.ts).
+  const held = new Map<string, { pin: string; hash: string }>();
+  // Bumped on every quarantine change and part of each list filter's key. The catalog reuses
+  // a filtered list while the merged list and the key are unchanged, and a definition that
+  // goes back to its pinned hash brings back a merged list it has filtered before: without
+  // this the release would be served from that cache and never seen, or announced.
+  let generation = 0;
 
   /** A pinned tool whose definition changed is quarantined until the pin is updated. */
-  const quarantined = (p: CompiledPolicy, kind: ActionKind, name: string, item: JsonObject | undefined, upstream: string): boolean => {
+  const quarantined = (p: CompiledPolicy, kind: ActionKind, name: string, item: JsonObject | undefined, upstream: string, upstreamName: string): boolean => {
     if (kind !== 'tool' || !item) return false;
     const pin = p.pins.get(name);
     if (pin === undefined) return false;
@@ -84,12 +97,22 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
       hash = toolDefinitionHash(item);
       hashes.set(item, hash);
     }
-    if (hash === pin) return false;
-    const key = `${p.version}\u0000${name}\u0000${hash}`;
-    if (!reported.has(key)) {
-      reported.add(key);
+    const entry = held.get(name);
+    const before = entry?.pin === pin ? entry.hash : undefined;
+    if (hash === pin) {
+      if (entry) held.delete(name);
+      if (before !== undefined) {
+        generation++;
+        logger.info('tool released from quarantine: its definition matches its pin again', { tool: name, upstream });
+        deps.onQuarantineChange?.({ name, upstream, upstreamName }, false);
+      }
+      return false;
+    }
+    if (before !== hash) {
+      held.set(name, { pin, hash });
+      if (before === undefined) generation++;
       logger.warn('tool quarantined: its definition no longer matches its pin', { tool: name, upstream, pinned: pin, current: hash });
-      deps.onQuarantine?.(name, upstream);
+      if (before === undefined) deps.onQuarantineChange?.({ name, upstream, upstreamName }, true);
     }
     return true;
   };
@@ -98,19 +121,19 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
     const p = policy.current();
     const actionKind = ACTION_KIND[kind];
     const name = (kind === 'resources' ? item.uri : kind === 'resourceTemplates' ? item.uriTemplate : item.name) as string;
-    if (quarantined(p, actionKind, name, item, origin.upstream)) return false;
+    if (quarantined(p, actionKind, name, item, origin.upstream, origin.original)) return false;
     return p.visible(principal, { kind: actionKind, upstream: origin.upstream, name, upstreamName: origin.original });
   };
 
   return {
     listFilter(principal, kind) {
       const p = policy.current();
-      return { key: `${p.version}\u0000${principal.authContext}`, keep: (item, origin) => visible(principal, kind, item, origin) };
+      return { key: `${p.version}\u0000${generation}\u0000${principal.authContext}`, keep: (item, origin) => visible(principal, kind, item, origin) };
     },
     visible,
     async gate(principal, target) {
       const p = policy.current();
-      if (quarantined(p, target.kind, target.name, target.item, target.upstream)) return err(unknownError(target));
+      if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) return err(unknownError(target));
       const decision = p.decide(principal, {
         kind: target.kind,
         operation: 'call',

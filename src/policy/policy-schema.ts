@@ -136,7 +136,11 @@ export const POLICY_SCHEMA = {
       additionalProperties: false,
       required: ['approver'],
       properties: {
-        approver: { description: 'Name of a configured approval channel, e.g. "console".', type: 'string', minLength: 1 },
+        approver: { description: 'Who approves: "user" (the calling user, through their client), "webhook" or "console".', enum: ['user', 'webhook', 'console'] },
+        fallback: {
+          description: 'Channel to use when the approver cannot be reached for this call, e.g. approver user with a client that cannot elicit.',
+          enum: ['webhook', 'console'],
+        },
         timeout: {
           description: 'How long to wait for the approver: "30s", "5m", or milliseconds.',
           type: ['integer', 'string'],
@@ -219,7 +223,7 @@ export interface RawRule {
   description?: string;
   effect: 'allow' | 'deny' | 'approve';
   when?: RawWhen;
-  approval?: { approver: string; timeout?: string | number };
+  approval?: { approver: string; fallback?: string; timeout?: string | number };
   rateLimit?: RawRateLimit;
 }
 
