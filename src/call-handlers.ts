@@ -13,6 +13,8 @@ import { err, ok, type Result } from './jsonrpc/result.ts';
 import type { Logger } from './logger.ts';
 import { unknownError, type CallTarget, type Enforcer } from './policy/enforcer.ts';
 import type { Upstream } from './upstream/upstream.ts';
+import { runApproval, type ApprovalDeps, type FlowStep } from './approvals/approval-flow.ts';
+import { continuationState } from './approvals/user-approval.ts';
 import type { SchemaValidator } from './validation/schema-validator.ts';
 
 export type Reply = Result<JsonObject, GatewayError>;
@@ -24,6 +26,8 @@ export interface CallDeps {
   enforcer: Enforcer;
   validator: SchemaValidator;
   logger: Logger;
+  /** Unset: rules with effect approve get a clear "approval required" error. */
+  approvals?: ApprovalDeps;
 }
 
 export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete', Handler> {
@@ -40,22 +44,37 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       onNotification: call.notify,
     });
 
-  /** Policy first, then the record of what was decided for audit. */
-  const gate = async (call: Call, target: CallTarget): Promise<Result<true, GatewayError>> => {
+  /** Policy first (with the record of what was decided, for audit), then any approval the
+   * decision asks for. `undefined` means go on with the call as it came. */
+  const gate = async (call: Call, target: CallTarget, validate?: () => GatewayError | undefined): Promise<Result<FlowStep | undefined, GatewayError>> => {
     const g = await enforcer.gate(call.principal, target);
     if (!g.ok) {
       call.decision = { effect: g.error.kind === 'rate_limited' ? 'allow' : 'deny', ruleId: g.error.kind === 'rate_limited' ? g.error.ruleId : 'hidden', reason: g.error.kind };
       return g;
     }
     call.decision = g.value;
-    if (g.value.effect === 'approve') {
-      return err({
-        kind: 'approval_required',
-        message: `Calling ${target.name} needs a person's approval (rule ${g.value.ruleId}), and no approval channel can reach this client yet`,
-        data: { rule: g.value.ruleId, approver: g.value.approval?.approver ?? null },
-      });
-    }
-    return ok(true);
+    // Validation after the decision, so a hidden tool never answers "invalid arguments",
+    // and before any approval, so nobody is asked to approve a call that cannot run.
+    const invalid = validate?.();
+    if (invalid) return err(invalid);
+    if (g.value.effect !== 'approve') return ok(undefined);
+    return runApproval(deps.approvals, call, g.value, {
+      method: call.method,
+      upstream: target.upstream,
+      name: target.name,
+      upstreamName: target.upstreamName,
+      arguments: target.arguments ?? {},
+      ruleId: g.value.ruleId,
+    });
+  };
+
+  /** After an approved call, an upstream's own input_required keeps the approval for its
+   * retries; our sealed state wraps the upstream's (digest g.4: wrap, MAC, unwrap). */
+  const keepApproval = (call: Call, step: FlowStep | undefined, reply: Reply, target: CallTarget): Reply => {
+    if (!step || !deps.approvals || call.era !== 'modern' || !reply.ok || reply.value.resultType !== 'input_required') return reply;
+    const a = deps.approvals;
+    const t = { method: call.method, upstream: target.upstream, name: target.name, arguments: target.arguments ?? {}, ruleId: call.decision?.ruleId ?? '' };
+    return ok({ ...reply.value, requestState: continuationState(a.sealer, t, call.authContext, a.now(), a.defaultTimeoutMs, reply.value.requestState) });
   };
 
   const validateOutput = (tool: JsonObject, name: string, result: JsonObject): JsonObject => {
@@ -84,7 +103,7 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       const values = extractParamValues(target.headerParams, args);
       if (values.ok) call.paramValues = values.value;
     }
-    const gated = await gate(call, {
+    const toolTarget: CallTarget = {
       kind: 'tool',
       upstream: target.upstream.name,
       name,
@@ -92,15 +111,19 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       item: target.item,
       ...(args ? { arguments: args } : {}),
       ...(call.paramValues ? { params: call.paramValues } : {}),
-    });
-    if (!gated.ok) return gated;
-    if (config.validation.arguments && isJsonObject(target.item.inputSchema)) {
+    };
+    const validate = (): GatewayError | undefined => {
+      if (!config.validation.arguments || !isJsonObject(target.item.inputSchema)) return undefined;
       const v = validator.validate(target.item.inputSchema, args ?? {});
-      if (v.ok === false) return err({ kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` });
-    }
+      return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
+    };
+    const gated = await gate(call, toolTarget, validate);
+    if (!gated.ok) return gated;
+    if (gated.value?.kind === 'reply') return ok(gated.value.result);
+    const params = gated.value?.kind === 'forward' ? gated.value.params : call.params;
     const headers = buildParamHeaders(target.headerParams, args);
     if (!headers.ok) return err({ kind: 'invalid_params', message: headers.error });
-    const reply = await forward(call, target.upstream, { ...call.params, name: target.name }, headers.value);
+    const reply = keepApproval(call, gated.value, await forward(call, target.upstream, { ...params, name: target.name }, headers.value), toolTarget);
     if (reply.ok) return ok(validateOutput(target.item, name, reply.value));
     if (reply.error.kind !== 'upstream_error' || reply.error.error.code !== HEADER_MISMATCH) return reply;
     // The upstream's schema changed under us: refresh its tools once and retry (digest c).
@@ -110,7 +133,7 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     if (!fresh) return err(unknownError({ kind: 'tool', name }));
     const again = buildParamHeaders(fresh.headerParams, args);
     if (!again.ok) return err({ kind: 'invalid_params', message: again.error });
-    const second = await forward(call, fresh.upstream, { ...call.params, name: fresh.name }, again.value);
+    const second = keepApproval(call, gated.value, await forward(call, fresh.upstream, { ...params, name: fresh.name }, again.value), toolTarget);
     if (second.ok || second.error.kind !== 'upstream_error' || second.error.error.code !== HEADER_MISMATCH) return second;
     // Not the client's fault: its headers were checked. Do not hand it a -32020 to chase.
     return err({ kind: 'upstream_error', upstream: fresh.upstream.name, error: { code: INTERNAL_ERROR, message: `Upstream "${fresh.upstream.name}" rejected the gateway's request headers: ${second.error.error.message}` } });
@@ -122,9 +145,13 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     const target = await catalog.resolve('prompts', name, call.authContext);
     if (!target) return err(unknownError({ kind: 'prompt', name }));
     call.target = { upstream: target.upstream.name, name, upstreamName: target.name };
-    const gated = await gate(call, { kind: 'prompt', upstream: target.upstream.name, name, upstreamName: target.name, item: target.item });
+    const promptArgs = isJsonObject(call.params.arguments) ? call.params.arguments : undefined;
+    const promptTarget: CallTarget = { kind: 'prompt', upstream: target.upstream.name, name, upstreamName: target.name, item: target.item, ...(promptArgs ? { arguments: promptArgs } : {}) };
+    const gated = await gate(call, promptTarget);
     if (!gated.ok) return gated;
-    return forward(call, target.upstream, { ...call.params, name: target.name });
+    if (gated.value?.kind === 'reply') return ok(gated.value.result);
+    const params = gated.value?.kind === 'forward' ? gated.value.params : call.params;
+    return keepApproval(call, gated.value, await forward(call, target.upstream, { ...params, name: target.name }), promptTarget);
   };
 
   const readResource: Handler = async (call) => {
@@ -133,9 +160,12 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     const route = await catalog.routeResource(uri, call.authContext);
     if (!route) return err(unknownError({ kind: 'resource', name: uri }));
     call.target = { upstream: route.upstream, name: uri, upstreamName: route.uri };
-    const gated = await gate(call, { kind: 'resource', upstream: route.upstream, name: uri, upstreamName: route.uri });
+    const resourceTarget: CallTarget = { kind: 'resource', upstream: route.upstream, name: uri, upstreamName: route.uri };
+    const gated = await gate(call, resourceTarget);
     if (!gated.ok) return gated;
-    const reply = await forward(call, catalog.upstream(route.upstream)!, { ...call.params, uri: route.uri });
+    if (gated.value?.kind === 'reply') return ok(gated.value.result);
+    const params = gated.value?.kind === 'forward' ? gated.value.params : call.params;
+    const reply = keepApproval(call, gated.value, await forward(call, catalog.upstream(route.upstream)!, { ...params, uri: route.uri }), resourceTarget);
     if (!reply.ok || route.uri === uri || !Array.isArray(reply.value.contents)) return reply;
     // Contents name the upstream's URI; give the client back the one it asked for.
     const contents = reply.value.contents.map((c) => (isJsonObject(c) && c.uri === route.uri ? { ...c, uri } : c));

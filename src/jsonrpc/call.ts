@@ -4,7 +4,9 @@ import type { Principal } from '../identity/principal.ts';
 import type { Decision } from '../policy/decision.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
 import type { Era } from '../upstream/upstream.ts';
+import type { GatewayError } from './errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
+import type { Result } from './result.ts';
 
 export interface Call {
   era: Era;
@@ -26,8 +28,12 @@ export interface Call {
   target?: { upstream: string; name: string; upstreamName: string };
   /** The policy decision, once made. */
   decision?: Decision;
+  /** The approval this call went through, for audit. */
+  approval?: { channel: string; decision: string; by?: string; id?: string };
   /** Aborted when the client disconnects (modern) or cancels (legacy). */
   signal: AbortSignal;
   /** Progress / log notifications for this request's stream. */
   notify: (n: JsonRpcNotification) => void;
+  /** Legacy clients that declared elicitation: asks them on this call's stream and waits. */
+  elicit?: (params: JsonObject, timeoutMs: number) => Promise<Result<JsonObject, GatewayError>>;
 }

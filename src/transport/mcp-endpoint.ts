@@ -8,10 +8,11 @@ import type { Principal } from '../identity/principal.ts';
 import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message.ts';
-import { isJsonObject, isNotification, isRequest } from '../jsonrpc/message.ts';
+import { isJsonObject, isNotification, isRequest, isResponse } from '../jsonrpc/message.ts';
 import { parseMessage } from '../jsonrpc/parse.ts';
 import type { Logger } from '../logger.ts';
 import { LEGACY_VERSION } from '../upstream/upstream.ts';
+import { ClientRequests } from './client-requests.ts';
 import { checkHeaderLimits, checkOrigin, readBodyLimited } from './http-guards.ts';
 import type { LegacySession, LegacySessions } from './legacy-sessions.ts';
 import { openLegacyStream, openListenStream } from './listen-streams.ts';
@@ -37,6 +38,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
   const { config, gateway, sessions, notifier } = deps;
   /** Legacy in-flight requests by session and id, so notifications/cancelled can abort them. */
   const inflight = new Map<string, AbortController>();
+  const clientRequests = new ClientRequests();
 
   const guard = (req: Request): Response | undefined => {
     const origin = checkOrigin(req.headers.get('origin') ?? undefined, config.allowedOrigins);
@@ -106,6 +108,9 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
           const requestId = msg.params?.requestId;
           inflight.get(`${session.id}\u0000${JSON.stringify(requestId ?? null)}`)?.abort();
         }
+      } else if (isResponse(msg)) {
+        // The answer to a request the gateway sent on a call's stream (elicitation).
+        clientRequests.answer(session.id, msg);
       }
       // Responses to server requests and other notifications are accepted (202, digest b.2).
       return new Response(null, { status: 202 });
@@ -132,7 +137,13 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         authContext: principal.authContext,
         headers,
       },
-      { signal: abort.signal, cancelOnDisconnect: false, abort, onDone: () => inflight.delete(key) },
+      {
+        signal: abort.signal,
+        cancelOnDisconnect: false,
+        abort,
+        onDone: () => inflight.delete(key),
+        ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
+      },
     );
   }
 

@@ -8,6 +8,7 @@ import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
 import { shapeResult } from './era-result.ts';
+import type { ClientRequests } from './client-requests.ts';
 import { openSseStream, type SseStream } from './sse-stream.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -44,14 +45,22 @@ function retryAfter(reply: Reply): Record<string, string> {
 export function dispatch(
   gateway: Gateway,
   call: Omit<Call, 'notify' | 'signal'>,
-  opts: { signal: AbortSignal; cancelOnDisconnect: boolean; abort: AbortController; headers?: Record<string, string>; onDone?: () => void },
+  opts: {
+    signal: AbortSignal;
+    cancelOnDisconnect: boolean;
+    abort: AbortController;
+    headers?: Record<string, string>;
+    onDone?: () => void;
+    /** Legacy sessions whose client can answer requests on the stream (elicitation). */
+    asker?: { requests: ClientRequests; sessionId: string };
+  },
 ): Promise<Response> {
   let sse: SseStream | undefined;
   let settle!: (r: Response) => void;
   const response = new Promise<Response>((r) => {
     settle = r;
   });
-  const notify = (n: JsonRpcNotification): void => {
+  const ensureSse = (): SseStream => {
     if (!sse) {
       sse = openSseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
@@ -61,9 +70,19 @@ export function dispatch(
       });
       settle(sse.response);
     }
-    sse.send(n as unknown as JsonObject);
+    return sse;
   };
-  const full: Call = { ...call, notify, signal: opts.signal };
+  const notify = (n: JsonRpcNotification): void => ensureSse().send(n as unknown as JsonObject);
+  const asker = opts.asker;
+  const elicit = asker
+    ? (params: JsonObject, timeoutMs: number) => {
+        const id = asker.requests.newId();
+        const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, opts.signal);
+        ensureSse().send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
+        return answer;
+      }
+    : undefined;
+  const full: Call = { ...call, notify, signal: opts.signal, ...(elicit ? { elicit } : {}) };
   gateway
     .handle(full)
     .catch((e: unknown): Reply => ({ ok: false, error: { kind: 'internal', message: (e as Error).message } }))

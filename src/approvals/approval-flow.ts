@@ -1,0 +1,115 @@
+// Runs the approval a rule with effect `approve` asks for, through the channel it names
+// (or its fallback), and says what the pipeline does next: forward the call (with exactly
+// the approved params), or answer now (the MRTR question, a declined tool result). Every
+// timeout, error and cancellation fails closed: nothing is forwarded (issue: approvals).
+import type { Call } from '../jsonrpc/call.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject } from '../jsonrpc/message.ts';
+import { isJsonObject } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { Decision } from '../policy/decision.ts';
+import type { ApprovalChannel, ApprovalOutcome, ApprovalRequest } from './approval.ts';
+import {
+  approvalQuestion,
+  argumentsDigest,
+  askModern,
+  canElicitForm,
+  declinedResult,
+  forwardedParams,
+  readAnswer,
+  verifyModernRetry,
+  type ApprovalTarget,
+  type StateSealer,
+} from './user-approval.ts';
+
+export interface ApprovalDeps {
+  sealer: StateSealer;
+  defaultTimeoutMs: number;
+  /** Channels configured besides "user" (which needs no configuration). */
+  channels: ReadonlySet<ApprovalChannel>;
+  request(req: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>, opts: { signal: AbortSignal; timeoutMs?: number; onWaiting?: (elapsedMs: number) => void }): Promise<ApprovalOutcome>;
+  now(): number;
+}
+
+export type FlowStep = { kind: 'forward'; params: JsonObject } | { kind: 'reply'; result: JsonObject };
+
+export interface FlowTarget extends ApprovalTarget {
+  upstreamName: string;
+}
+
+function usable(channel: ApprovalChannel, call: Call, deps: ApprovalDeps | undefined): boolean {
+  if (channel === 'user') return call.era === 'modern' ? canElicitForm(call.clientCapabilities) && deps !== undefined : call.elicit !== undefined && canElicitForm(call.clientCapabilities);
+  return deps?.channels.has(channel) ?? false;
+}
+
+export async function runApproval(deps: ApprovalDeps | undefined, call: Call, decision: Decision, t: FlowTarget): Promise<Result<FlowStep, GatewayError>> {
+  const approver = (decision.approval?.approver ?? 'console') as ApprovalChannel;
+  const fallback = decision.approval?.fallback as ApprovalChannel | undefined;
+  const timeoutMs = decision.approval?.timeoutMs ?? deps?.defaultTimeoutMs ?? 300_000;
+  const state = call.params.requestState;
+
+  // A modern retry that carries our sealed state: verify it before anything else.
+  if (call.era === 'modern' && typeof state === 'string' && deps) {
+    const v = await verifyModernRetry(deps.sealer, t, call.authContext, state, call.params.inputResponses, deps.now());
+    if (!v.ok) return v;
+    call.approval = { channel: 'user', decision: v.value.kind === 'approved' ? 'approved' : 'denied', by: call.principal.subject };
+    if (v.value.kind === 'declined') return ok({ kind: 'reply', result: declinedResult(t, v.value.reason) });
+    return ok({ kind: 'forward', params: forwardedParams(call.params, v.value.upstreamState) });
+  }
+
+  const channel = [approver, fallback].find((c): c is ApprovalChannel => c !== undefined && usable(c, call, deps));
+  if (!channel) {
+    const how = approver === 'user'
+      ? 'this client cannot be asked: use a client that declares the elicitation capability (form mode)'
+      : `the "${approver}" approval channel is not configured on this gateway`;
+    return err({
+      kind: 'approval_required',
+      message: `Calling ${t.name} needs approval (${approver}), and ${how}${fallback ? ` (fallback "${fallback}" is not available either)` : ''}. Nothing was run.`,
+      data: { rule: decision.ruleId, approver, ...(fallback ? { fallback } : {}) },
+    });
+  }
+
+  if (channel === 'user' && call.era === 'modern') {
+    call.approval = { channel: 'user', decision: 'requested' };
+    return ok({ kind: 'reply', result: askModern(deps!.sealer, t, call.authContext, deps!.now(), timeoutMs) });
+  }
+  if (channel === 'user') {
+    const answer = await call.elicit!(approvalQuestion(t), timeoutMs);
+    if (!answer.ok) return answer;
+    const verdict = readAnswer(answer.value);
+    call.approval = { channel: 'user', decision: verdict.kind === 'approved' ? 'approved' : 'denied', by: call.principal.subject };
+    return verdict.kind === 'approved' ? ok({ kind: 'forward', params: call.params }) : ok({ kind: 'reply', result: declinedResult(t, verdict.reason) });
+  }
+
+  const progressToken = isJsonObject(call.params._meta) ? call.params._meta.progressToken : undefined;
+  const outcome = await deps!.request(
+    {
+      principal: { subject: call.principal.subject, authContext: call.authContext, groups: call.principal.groups },
+      method: t.method as ApprovalRequest['method'],
+      upstream: t.upstream,
+      name: t.name,
+      upstreamName: t.upstreamName,
+      arguments: t.arguments,
+      argumentsDigest: argumentsDigest(t.arguments),
+      ruleId: t.ruleId,
+      channel,
+    },
+    {
+      signal: call.signal,
+      timeoutMs,
+      // Progress keeps the client's stream alive while a person decides (issue: webhook).
+      ...(typeof progressToken === 'string' || typeof progressToken === 'number'
+        ? { onWaiting: (ms: number) => call.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: Math.round(ms / 1000), message: `waiting for approval (${channel})` } }) }
+        : {}),
+    },
+  );
+  call.approval = { channel, decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}) };
+  switch (outcome.decision) {
+    case 'approved':
+      return ok({ kind: 'forward', params: call.params });
+    case 'denied':
+      return ok({ kind: 'reply', result: declinedResult(t, outcome.reason ?? `denied by ${outcome.by ?? channel}`) });
+    default:
+      return err({ kind: 'approval_required', message: `No approval for ${t.name} (${outcome.decision}${outcome.reason ? `: ${outcome.reason}` : ''}); nothing was run.`, data: { rule: decision.ruleId, approver: channel } });
+  }
+}

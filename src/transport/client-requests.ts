@@ -1,0 +1,46 @@
+// Requests the gateway sends to a legacy (2025-11-25) client on a call's SSE stream — today
+// `elicitation/create` for approvals — and the client's answers, which arrive as separate
+// POSTs in the same session. In memory: a legacy client's answer must reach the replica that
+// asked (sticky sessions), as the digest's bridging notes say (g.2 step 4).
+import { randomUUID } from 'node:crypto';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { JsonObject, JsonRpcResponse } from '../jsonrpc/message.ts';
+import { isErrorResponse } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
+
+interface Waiter {
+  resolve(r: Result<JsonObject, GatewayError>): void;
+}
+
+export class ClientRequests {
+  private readonly waiting = new Map<string, Waiter>();
+
+  newId(): string {
+    return `gatehouse-${randomUUID()}`;
+  }
+
+  /** Waits for the client's response to request `id`; times out and aborts fail closed. */
+  wait(sessionId: string, id: string, timeoutMs: number, signal: AbortSignal): Promise<Result<JsonObject, GatewayError>> {
+    const key = `${sessionId}\u0000${id}`;
+    return new Promise((resolve) => {
+      const done = (r: Result<JsonObject, GatewayError>): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.waiting.delete(key);
+        resolve(r);
+      };
+      const onAbort = (): void => done(err({ kind: 'approval_required', message: 'the call was cancelled while waiting for the answer' }));
+      const timer = setTimeout(() => done(err({ kind: 'approval_required', message: `no answer from the client within ${Math.round(timeoutMs / 1000)} s; nothing was run` })), timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(key, { resolve: done });
+    });
+  }
+
+  /** A response POSTed by the client; true when it answered one of our requests. */
+  answer(sessionId: string, msg: JsonRpcResponse): boolean {
+    const w = this.waiting.get(`${sessionId}\u0000${String(msg.id)}`);
+    if (!w) return false;
+    w.resolve(isErrorResponse(msg) ? err({ kind: 'approval_required', message: `the client could not ask the user: ${msg.error.message}` }) : ok(msg.result));
+    return true;
+  }
+}
