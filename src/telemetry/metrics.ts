@@ -1,0 +1,213 @@
+// Prometheus metrics for `GET /metrics`. prom-client rather than the OpenTelemetry metrics SDK
+// plus its Prometheus exporter: one small package that writes the Prometheus text format
+// itself, with synchronous per-request recording and pull-time callbacks for gauges, where
+// the OpenTelemetry route needs the metrics SDK, a reader and an exporter that pins its own
+// copy of the core packages. Each `createMetrics` has its own registry (never prom-client's
+// global one), so gateways built in one process do not mix their numbers.
+// Naming follows Prometheus conventions: `gatehouse_` prefix, base units in the name
+// (`_seconds`), `_total` on counters. Every label is bounded (label-guard.ts).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '../logger.ts';
+import { OTHER_LABEL, createLabelGuard, type LabelGuard } from './label-guard.ts';
+import type { RequestOutcome } from './request-outcome.ts';
+
+/** Methods of both protocol eras (spec digest a, g.1) keep their own `method` label value;
+ * anything else a client sends is counted as "other". */
+export const MCP_METHODS: readonly string[] = [
+  'initialize', 'ping', 'server/discover', 'subscriptions/listen',
+  'tools/list', 'tools/call', 'prompts/list', 'prompts/get',
+  'resources/list', 'resources/read', 'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe',
+  'completion/complete', 'logging/setLevel',
+  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel',
+  'notifications/initialized', 'notifications/cancelled', 'notifications/progress',
+  'notifications/roots/list_changed',
+];
+
+/** Whole request as the client sees it: from sub-millisecond local answers to long tool calls. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** The gateway's own share of a request: expected well under a millisecond. */
+export const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+export const DEFAULT_MAX_LABEL_VALUES = 200;
+
+export interface AuditSinkStats {
+  /** Age of the oldest record not yet durable, in seconds; 0 when caught up. */
+  lagSeconds: number;
+  /** Records dropped since start (fail-open mode), cumulative. */
+  droppedTotal: number;
+}
+
+export interface MetricsOptions {
+  /** Upstream name -> currently reachable. Read at scrape time. */
+  upstreamStatus?: () => Readonly<Record<string, boolean>>;
+  /** Approvals waiting for a human. Read at scrape time. */
+  pendingApprovals?: () => number;
+  /** Audit sink state. Read at scrape time. */
+  auditStats?: () => AuditSinkStats;
+  /** Distinct values admitted per label (tool, upstream, rule, cache kind) before "other". */
+  maxLabelValues?: number;
+  /** When given, a tool not exposed right now is labelled "other" whatever the guard says. */
+  isExposedTool?: (name: string) => boolean;
+  /** Node.js process metrics (`process_*`, `nodejs_*`) in the same registry. */
+  processMetrics?: boolean;
+  /** Where a failing scrape-time callback is reported. */
+  logger?: Logger;
+}
+
+export interface RequestSample {
+  method: string;
+  /** The upstream that served it; omit for local or fanned-out methods. */
+  upstream?: string;
+  /** Exposed (prefixed) tool name, for tools/call. */
+  tool?: string;
+  outcome: RequestOutcome;
+  /** Whole request, arrival to response. */
+  durationMs: number;
+  /** Wall time spent waiting on upstreams (for a fan-out, the slowest); 0 or omitted if none. */
+  upstreamMs?: number;
+}
+
+export interface UpstreamSample {
+  upstream: string;
+  method: string;
+  durationMs: number;
+}
+
+export interface Metrics {
+  recordRequest(sample: RequestSample): void;
+  recordUpstreamCall(sample: UpstreamSample): void;
+  recordCacheLookup(kind: string, hit: boolean): void;
+  recordPolicyDenial(ruleId: string): void;
+  recordRateLimited(ruleId: string): void;
+  /** The Prometheus text exposition, for `GET /metrics`. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const max = opts.maxLabelValues ?? DEFAULT_MAX_LABEL_VALUES;
+  const methodLabel = createLabelGuard({ max: 0, allowed: MCP_METHODS });
+  const upstreamLabel = createLabelGuard({ max });
+  const ruleLabel = createLabelGuard({ max });
+  const kindLabel = createLabelGuard({ max });
+  const toolGuard = createLabelGuard({ max });
+  const isExposed = opts.isExposedTool;
+  const toolLabel: LabelGuard = isExposed ? (name) => (name === '' || isExposed(name) ? toolGuard(name) : OTHER_LABEL) : toolGuard;
+
+  const requests = new Counter({
+    name: 'gatehouse_requests_total',
+    help: 'MCP requests handled, by method, upstream, exposed tool name and outcome.',
+    labelNames: ['method', 'upstream', 'tool', 'outcome'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'gatehouse_request_duration_seconds',
+    help: 'Whole request time, from arrival to response, by method.',
+    labelNames: ['method'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const overhead = new Histogram({
+    name: 'gatehouse_request_overhead_seconds',
+    help: 'Gateway overhead per request: whole request time minus time spent waiting on upstreams.',
+    labelNames: ['method'] as const,
+    buckets: OVERHEAD_BUCKETS,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'gatehouse_upstream_request_duration_seconds',
+    help: 'Time from sending a request upstream to its response, by upstream and method.',
+    labelNames: ['upstream', 'method'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const cacheHits = new Counter({ name: 'gatehouse_cache_hits_total', help: 'Cache lookups answered from the cache, by cache kind.', labelNames: ['kind'] as const, registers });
+  const cacheMisses = new Counter({ name: 'gatehouse_cache_misses_total', help: 'Cache lookups that went upstream, by cache kind.', labelNames: ['kind'] as const, registers });
+  const denials = new Counter({ name: 'gatehouse_policy_denials_total', help: 'Requests denied by policy, by rule id.', labelNames: ['rule'] as const, registers });
+  const rateLimited = new Counter({ name: 'gatehouse_rate_limited_total', help: 'Requests refused by a rate limit, by rule id.', labelNames: ['rule'] as const, registers });
+
+  const report = failureReporter(opts.logger);
+  const { upstreamStatus, pendingApprovals, auditStats } = opts;
+  if (upstreamStatus) {
+    const up: Gauge<'upstream'> = new Gauge({
+      name: 'gatehouse_upstream_up',
+      help: '1 if the upstream answered its last probe or request, else 0.',
+      labelNames: ['upstream'] as const,
+      registers,
+      collect: () => {
+        up.reset();
+        const status = report('upstream_up', upstreamStatus);
+        for (const [name, isUp] of Object.entries(status ?? {})) up.set({ upstream: upstreamLabel(name) }, isUp ? 1 : 0);
+      },
+    });
+  }
+  // A failing source reads as NaN ("unknown"), not as a reassuring 0.
+  if (pendingApprovals) {
+    const pending: Gauge = new Gauge({
+      name: 'gatehouse_approvals_pending',
+      help: 'Approval requests waiting for a decision.',
+      registers,
+      collect: () => pending.set(report('approvals_pending', pendingApprovals) ?? Number.NaN),
+    });
+  }
+  if (auditStats) {
+    const lag: Gauge = new Gauge({
+      name: 'gatehouse_audit_sink_lag_seconds',
+      help: 'Age of the oldest audit record not yet durable; 0 when the sink is caught up.',
+      registers,
+      collect: () => lag.set(report('audit_sink_lag_seconds', auditStats)?.lagSeconds ?? Number.NaN),
+    });
+    const dropped: Counter = new Counter({
+      name: 'gatehouse_audit_dropped_total',
+      help: 'Audit records dropped because the sink could not keep up (fail-open mode).',
+      registers,
+      collect: () => {
+        // A counter must not go back: on failure it keeps its last value.
+        const total = report('audit_dropped_total', auditStats)?.droppedTotal;
+        if (total === undefined) return;
+        dropped.reset();
+        dropped.inc(total);
+      },
+    });
+  }
+  if (opts.processMetrics) collectDefaultMetrics({ register: registry });
+
+  return {
+    recordRequest(s) {
+      const method = methodLabel(s.method);
+      requests.inc({ method, upstream: upstreamLabel(s.upstream ?? ''), tool: toolLabel(s.tool ?? ''), outcome: s.outcome });
+      const total = s.durationMs / 1000;
+      duration.observe({ method }, total);
+      overhead.observe({ method }, Math.max(0, total - (s.upstreamMs ?? 0) / 1000));
+    },
+    recordUpstreamCall(s) {
+      upstreamDuration.observe({ upstream: upstreamLabel(s.upstream), method: methodLabel(s.method) }, s.durationMs / 1000);
+    },
+    recordCacheLookup(kind, hit) {
+      (hit ? cacheHits : cacheMisses).inc({ kind: kindLabel(kind) });
+    },
+    recordPolicyDenial(ruleId) {
+      denials.inc({ rule: ruleLabel(ruleId) });
+    },
+    recordRateLimited(ruleId) {
+      rateLimited.inc({ rule: ruleLabel(ruleId) });
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** Runs a scrape-time callback; a throwing one is logged and its metric left empty, so one
+ * broken source does not fail the whole scrape. */
+function failureReporter(logger: Logger | undefined) {
+  return <T>(metric: string, read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      logger?.warn('metrics source failed', { metric, error });
+      return undefined;
+    }
+  };
+}
