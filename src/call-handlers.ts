@@ -15,6 +15,8 @@ import { unknownError, type CallTarget, type Enforcer } from './policy/enforcer.
 import type { Upstream } from './upstream/upstream.ts';
 import { runApproval, type ApprovalDeps, type FlowStep } from './approvals/approval-flow.ts';
 import { continuationState } from './approvals/user-approval.ts';
+import { outcomeOf } from './observer.ts';
+import type { Metrics } from './telemetry/metrics.ts';
 import type { SchemaValidator } from './validation/schema-validator.ts';
 
 export type Reply = Result<JsonObject, GatewayError>;
@@ -28,21 +30,41 @@ export interface CallDeps {
   logger: Logger;
   /** Unset: rules with effect approve get a clear "approval required" error. */
   approvals?: ApprovalDeps;
+  metrics?: Metrics;
 }
 
 export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete', Handler> {
   const { catalog, enforcer, validator, logger, config } = deps;
 
-  const forward = (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> =>
-    upstream.request({
+  /** Sends to the upstream inside a child span whose context travels in both the HTTP
+   * headers and `_meta`, so one trace spans client -> gateway -> upstream (issue: telemetry). */
+  const forward = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
+    const target = call.method === 'resources/read' ? { resourceUri: params.uri as string } : { name: params.name as string };
+    const span = call.span?.startUpstreamSpan({ upstream: upstream.name, method: call.method, ...target });
+    const carriers = span?.inject();
+    const meta = isJsonObject(params._meta) ? params._meta : {};
+    const traceFields = (f: { traceparent?: string; tracestate?: string }): Record<string, string> =>
+      Object.fromEntries(Object.entries(f).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const started = performance.now();
+    const reply = await upstream.request({
       method: call.method,
-      params,
+      params: carriers ? { ...params, _meta: { ...meta, ...traceFields(carriers.meta) } } : params,
       clientCapabilities: call.clientCapabilities,
       ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
       ...(paramHeaders ? { paramHeaders } : {}),
+      ...(carriers ? { traceHeaders: traceFields(carriers.headers) } : {}),
       signal: call.signal,
       onNotification: call.notify,
     });
+    const ms = performance.now() - started;
+    call.upstreamMs = (call.upstreamMs ?? 0) + ms;
+    deps.metrics?.recordUpstreamCall({ upstream: upstream.name, method: call.method, durationMs: ms });
+    if (span) {
+      const o = outcomeOf(reply);
+      span.end({ outcome: o.outcome, ...(o.errorCode !== undefined ? { errorCode: o.errorCode } : {}), ...(o.errorMessage ? { errorMessage: o.errorMessage } : {}) });
+    }
+    return reply;
+  };
 
   /** Policy first (with the record of what was decided, for audit), then any approval the
    * decision asks for. `undefined` means go on with the call as it came. */

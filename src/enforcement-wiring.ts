@@ -6,7 +6,7 @@ import type { Catalog } from './catalog/catalog.ts';
 import type { GatewayConfig } from './config/types.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
 import type { Logger } from './logger.ts';
-import { createEnforcer, OPEN_ENFORCER, type Enforcer } from './policy/enforcer.ts';
+import { createEnforcer, OPEN_ENFORCER, type Enforcer, type QuarantineChange } from './policy/enforcer.ts';
 import { startPolicyRuntime, type PolicyRuntime } from './policy/policy-runtime.ts';
 import { changedLists } from './policy/visibility-diff.ts';
 import type { Notifier } from './transport/notifier.ts';
@@ -28,21 +28,36 @@ export function createLimiter(config: GatewayConfig): RateLimiter {
 
 export function createEnforcement(config: GatewayConfig, deps: { catalog: Catalog; notifier: Notifier; logger: Logger }): Enforcement {
   const { logger, catalog, notifier } = deps;
-  const limiter = createLimiter(config);
   if (!config.policy) {
     logger.warn('no policy configured: every caller may see and call every tool; configure `policy` to enforce rules');
+    const limiter = createLimiter(config);
     return { enforcer: OPEN_ENFORCER, policy: undefined, limiter, close: () => limiter.close() };
   }
+  // The policy first: a bad one throws (boot exits 2), and nothing may be left open then —
+  // a Redis client made before it would keep `gatehouse serve` from exiting.
   const policy = startPolicyRuntime({ ...config.policy, logger });
+  const limiter = createLimiter(config);
   policy.onSwap((before, after) => {
     for (const listener of notifier.all()) {
       if (!listener.principal) continue;
-      void changedLists(catalog, listener.principal, before, after).then((kinds) => {
-        for (const kind of kinds) if (listener.wants.has(kind)) listener.deliver(kind);
-      });
+      changedLists(catalog, listener.principal, before, after).then(
+        (kinds) => {
+          for (const kind of kinds) if (listener.wants.has(kind)) listener.deliver(kind);
+        },
+        (e: unknown) => logger.error('cannot tell a client its lists changed after a policy reload', { error: (e as Error).message }),
+      );
     }
   });
-  const enforcer = createEnforcer({ policy, limiter, logger });
+  // A quarantined (or released) pinned tool leaves (or rejoins) the lists of everyone who may
+  // see it, and its upstream said nothing: we are the only ones who can tell them.
+  const onQuarantineChange: QuarantineChange = (tool) => {
+    const action = { kind: 'tool' as const, upstream: tool.upstream, name: tool.name, upstreamName: tool.upstreamName };
+    for (const listener of notifier.all()) {
+      if (!listener.wants.has('tools') || !listener.principal) continue;
+      if (policy.current().visible(listener.principal, action)) listener.deliver('tools');
+    }
+  };
+  const enforcer = createEnforcer({ policy, limiter, logger, onQuarantineChange });
   return {
     enforcer,
     policy,

@@ -11,6 +11,7 @@ import { isJsonObject } from './jsonrpc/message.ts';
 import { err, ok } from './jsonrpc/result.ts';
 import { createCallHandlers, type Handler, type Reply } from './call-handlers.ts';
 import type { Enforcer } from './policy/enforcer.ts';
+import type { Metrics } from './telemetry/metrics.ts';
 import type { SchemaValidator } from './validation/schema-validator.ts';
 import type { Logger } from './logger.ts';
 import type { Upstream } from './upstream/upstream.ts';
@@ -43,6 +44,7 @@ export interface GatewayDeps {
   logger: Logger;
   enforcer: Enforcer;
   validator: SchemaValidator;
+  metrics?: Metrics;
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -70,7 +72,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return ok({ [field]: items, ...rest });
   };
 
-  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger });
+  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
 
   const discover: Handler = async () => {
     const text = instructions();

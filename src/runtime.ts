@@ -5,6 +5,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Catalog } from './catalog/catalog.ts';
+import { createObserver } from './observer.ts';
+import { createMetrics } from './telemetry/metrics.ts';
+import { createTracing } from './telemetry/tracing.ts';
+import { GATEWAY_SERVER_INFO } from './transport/era-result.ts';
 import { createEnforcement } from './enforcement-wiring.ts';
 import { SchemaValidator } from './validation/schema-validator.ts';
 import { createAuthenticator, type Authenticate } from './identity/authenticate.ts';
@@ -41,7 +45,12 @@ export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream
   return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger) : new HttpUpstream(u, logger)));
 }
 
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+export interface GatewayOptions {
+  /** Where OTEL_* settings come from; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
   const secret = decodeSecret(config.sessions.secret);
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
@@ -50,14 +59,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const notifier = new Notifier();
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const enforcement = createEnforcement(config, { catalog, notifier, logger });
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator() });
+  const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
+  const metrics = createMetrics({ upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])), logger });
+  const observer = createObserver({ tracing, metrics, logger });
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
   if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
-  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate });
-  const app = buildApp({ config, upstreams, mcp });
+  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
+  const app = buildApp({ config, upstreams, mcp, metrics });
 
   // Upstreams start in the background: the gateway serves while they come up.
   for (const u of upstreams) void u.start();
@@ -81,6 +93,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       });
       sessions.close();
       await enforcement.close();
+      await tracing.shutdown().catch(() => undefined);
       await Promise.all(upstreams.map((u) => u.close()));
     },
     killChildren() {

@@ -2,6 +2,7 @@
 // health endpoints, then the MCP endpoint, which does its own Origin/limit checks first.
 import { Hono } from 'hono';
 import type { GatewayConfig } from './config/types.ts';
+import type { Metrics } from './telemetry/metrics.ts';
 import { protectedResourceMetadata } from './identity/resource-metadata.ts';
 import type { Upstream } from './upstream/upstream.ts';
 
@@ -9,12 +10,20 @@ export interface AppDeps {
   config: GatewayConfig;
   upstreams: readonly Upstream[];
   mcp: (req: Request) => Promise<Response>;
+  metrics?: Metrics;
 }
 
 export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const path = deps.config.listen.path;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get('/metrics', async () => {
+      const { contentType, body } = await metrics.render();
+      return new Response(body, { headers: { 'content-type': contentType } });
+    });
+  }
   app.get('/readyz', (c) => {
     const upstreams = deps.upstreams.map((u) => u.status());
     // Ready means config loaded and serving; per-upstream health is reported, and the

@@ -1,9 +1,10 @@
-// `gatehouse policy check | explain | test`: the operator's tools for policy files. Exit
-// codes: 0 success, 1 a policy test failed, 2 bad usage or invalid files (as `serve` exits 2
-// on a bad config). Results go to stdout, problems to stderr. `policy pin` needs running
-// upstreams and belongs with the gateway wiring; it builds on src/policy/pins-yaml.ts.
+// `gatehouse policy check | explain | test | pin`: the operator's tools for policy files.
+// Exit codes: 0 success, 1 a policy test failed, 2 bad usage, invalid files or (pin) an
+// upstream that cannot be reached (as `serve` exits 2 on a bad config). Results go to
+// stdout, problems to stderr.
 import { policyCheckCommand } from './policy-check.ts';
 import { policyExplainCommand } from './policy-explain.ts';
+import { policyPinCommand } from './policy-pin.ts';
 import { policyTestCommand } from './policy-test.ts';
 import { POLICY_USAGE } from './policy-options.ts';
 
@@ -21,6 +22,8 @@ export async function policyCommand(argv: string[]): Promise<number> {
       return policyExplainCommand(rest);
     case 'test':
       return policyTestCommand(rest);
+    case 'pin':
+      return policyPinCommand(rest);
     case 'help':
     case '--help':
     case '-h':

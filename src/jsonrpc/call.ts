@@ -2,6 +2,7 @@
 // rest of the pipeline (design.md §4). Nothing downstream looks at raw HTTP again.
 import type { Principal } from '../identity/principal.ts';
 import type { Decision } from '../policy/decision.ts';
+import type { RequestSpan } from '../telemetry/tracing.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
 import type { Era } from '../upstream/upstream.ts';
 import type { GatewayError } from './errors.ts';
@@ -28,6 +29,12 @@ export interface Call {
   target?: { upstream: string; name: string; upstreamName: string };
   /** The policy decision, once made. */
   decision?: Decision;
+  /** The gateway's own id of this request (audit, traces, logs). */
+  requestId?: string;
+  /** The request's span, for upstream child spans and propagation. */
+  span?: RequestSpan;
+  /** Milliseconds spent waiting on upstreams. */
+  upstreamMs?: number;
   /** The approval this call went through, for audit. */
   approval?: { channel: string; decision: string; by?: string; id?: string };
   /** Aborted when the client disconnects (modern) or cancels (legacy). */

@@ -5,9 +5,11 @@
 import type { GatewayConfig } from '../config/types.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
+import type { GatewayError } from '../jsonrpc/errors.ts';
+import type { Observer } from '../observer.ts';
 import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../jsonrpc/message.ts';
 import { isJsonObject, isNotification, isRequest, isResponse } from '../jsonrpc/message.ts';
 import { parseMessage } from '../jsonrpc/parse.ts';
 import type { Logger } from '../logger.ts';
@@ -28,6 +30,7 @@ export interface EndpointDeps {
   notifier: Notifier;
   logger: Logger;
   authenticate: Authenticate;
+  observer: Observer;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -35,7 +38,7 @@ const SESSION_HEADER = 'mcp-session-id';
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise<Response> {
-  const { config, gateway, sessions, notifier } = deps;
+  const { config, gateway, sessions, notifier, observer } = deps;
   /** Legacy in-flight requests by session and id, so notifications/cancelled can abort them. */
   const inflight = new Map<string, AbortController>();
   const clientRequests = new ClientRequests();
@@ -119,6 +122,10 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
       return errorResponse({ kind: 'invalid_request', message: 'session already initialized' }, msg.id, false);
     }
     if (msg.method === 'logging/setLevel' && typeof msg.params?.level === 'string') sessions.setLogLevel(session.id, msg.params.level);
+    const observeInfo = { method: msg.method, era: 'legacy' as const, rpcId: msg.id, headers, principal, ...(isJsonObject(msg.params?._meta) ? { meta: msg.params._meta } : {}) };
+    const admitted = observer.admit();
+    if (!admitted.ok) return refuse(observeInfo, admitted.error, msg.id, false);
+    const observation = observer.begin({ ...observeInfo, protocolVersion: session.protocolVersion, sessionId: session.id });
     const abort = new AbortController();
     const key = `${session.id}\u0000${JSON.stringify(msg.id)}`;
     inflight.set(key, abort);
@@ -142,6 +149,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         cancelOnDisconnect: false,
         abort,
         onDone: () => inflight.delete(key),
+        observe: { observer, observation },
         ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
       },
     );
@@ -152,10 +160,14 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     if (!isRequest(msg)) {
       return errorResponse({ kind: 'invalid_request', message: 'clients must not send responses in 2026-07-28' }, undefined, true);
     }
+    const observeInfo = { method: msg.method, era: 'modern' as const, rpcId: msg.id, headers, principal, ...(isJsonObject(msg.params?._meta) ? { meta: msg.params._meta } : {}) };
     const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
-    if (!checked.ok) return errorResponse(checked.error, msg.id, true);
+    if (!checked.ok) return refuse(observeInfo, checked.error, msg.id, true);
     if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal);
-    if (!gateway.knows(msg.method, 'modern')) return errorResponse({ kind: 'method_not_found', method: msg.method }, msg.id, true);
+    if (!gateway.knows(msg.method, 'modern')) return refuse(observeInfo, { kind: 'method_not_found', method: msg.method }, msg.id, true);
+    const admitted = observer.admit();
+    if (!admitted.ok) return refuse(observeInfo, admitted.error, msg.id, true);
+    const observation = observer.begin({ ...observeInfo, protocolVersion: checked.value.protocolVersion });
     const abort = new AbortController();
     // Modern: closing the stream IS the cancellation (digest b.3).
     if (req.signal.aborted) abort.abort();
@@ -175,8 +187,14 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         authContext: principal.authContext,
         headers,
       },
-      { signal: abort.signal, cancelOnDisconnect: true, abort },
+      { signal: abort.signal, cancelOnDisconnect: true, abort, observe: { observer, observation } },
     );
+  }
+
+  /** A request refused before dispatch still leaves its span, metrics and audit record. */
+  async function refuse(info: Parameters<Observer['rejected']>[0], e: GatewayError, id: RequestId, modern: boolean): Promise<Response> {
+    await observer.rejected(info, e);
+    return errorResponse(e, id, modern);
   }
 
   return async (req: Request): Promise<Response> => {

@@ -8,6 +8,7 @@ import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
 import { shapeResult } from './era-result.ts';
+import type { Observation, Observer } from '../observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import { openSseStream, type SseStream } from './sse-stream.ts';
 
@@ -53,6 +54,8 @@ export function dispatch(
     onDone?: () => void;
     /** Legacy sessions whose client can answer requests on the stream (elicitation). */
     asker?: { requests: ClientRequests; sessionId: string };
+    /** Span, metrics and audit of this request. */
+    observe?: { observer: Observer; observation: Observation };
   },
 ): Promise<Response> {
   let sse: SseStream | undefined;
@@ -82,17 +85,25 @@ export function dispatch(
         return answer;
       }
     : undefined;
-  const full: Call = { ...call, notify, signal: opts.signal, ...(elicit ? { elicit } : {}) };
+  const full: Call = {
+    ...call,
+    notify,
+    signal: opts.signal,
+    ...(elicit ? { elicit } : {}),
+    ...(opts.observe ? { requestId: opts.observe.observation.requestId, span: opts.observe.observation.span } : {}),
+  };
+  const observe = opts.observe;
   gateway
     .handle(full)
     .catch((e: unknown): Reply => ({ ok: false, error: { kind: 'internal', message: (e as Error).message } }))
-    .then((reply) => {
+    .then(async (reply) => {
       if (opts.signal.aborted) {
         // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
         // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
         // NOT send a response"; digest b.3: "MUST NOT send anything more"), and the abort error
         // the upstream call ended with is not the client's news. The POST still needs an HTTP
         // response, so it gets an SSE stream that ends without one.
+        await observe?.observer.finish(full, 'cancelled', observe.observation);
         sse ??= openSseStream(opts.headers ? { headers: opts.headers } : {});
         settle(sse.response);
         sse.close();
@@ -100,10 +111,14 @@ export function dispatch(
         return;
       }
       const { status, body } = finalMessage(full, reply);
+      const text = JSON.stringify(body);
+      // The record of a completed request is written before its response leaves (issue:
+      // audit); the sink decides how durable "written" is.
+      await observe?.observer.finish(full, reply, observe.observation, Buffer.byteLength(text));
       if (sse) {
-        sse.send(body);
+        sse.sendText(text);
         sse.close();
-      } else settle(jsonResponse(status, body, { ...opts.headers, ...retryAfter(reply) }));
+      } else settle(new Response(text, { status, headers: { 'content-type': 'application/json', ...opts.headers, ...retryAfter(reply) } }));
       opts.onDone?.();
     });
   return response;

@@ -6,6 +6,8 @@ import type { JsonObject } from '../jsonrpc/message.ts';
 export interface SseStream {
   response: Response;
   send(message: JsonObject): void;
+  /** A message already serialized as JSON. */
+  sendText(json: string): void;
   close(): void;
   readonly closed: boolean;
 }
@@ -46,8 +48,11 @@ export function openSseStream(opts: { headers?: Record<string, string>; keepAliv
   const stream: SseStream = {
     response: new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...opts.headers } }),
     send(message) {
+      stream.sendText(JSON.stringify(message));
+    },
+    sendText(json) {
       if (closed) return;
-      controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      controller.enqueue(encoder.encode(`event: message\ndata: ${json}\n\n`));
     },
     close() {
       if (closed) return;

@@ -27,6 +27,8 @@ export interface UpstreamRequest {
   clientInfo?: JsonObject;
   /** Mcp-Param-* headers computed from the upstream tool's own schema (HTTP only). */
   paramHeaders?: Readonly<Record<string, string>>;
+  /** W3C trace context (traceparent, tracestate) for the upstream HTTP request. */
+  traceHeaders?: Readonly<Record<string, string>>;
   /** Aborts the upstream request (client disconnect = cancel). */
   signal?: AbortSignal;
   /** Progress / log notifications belonging to this request. */
