@@ -1,0 +1,96 @@
+// One audit record: per JSON-RPC request, and per notable event (policy reloads, upstream
+// up/down, quarantines, approvals). The pipeline fills it; the sink makes it durable and
+// chains it. Argument and result bodies are never put here raw: `arguments`/`result` hold
+// a digest by default, or a redacted copy where configured.
+import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
+
+export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied' | 'rate_limited' | 'approval_required' | 'cancelled';
+
+export interface RequestAuditRecord {
+  type: 'request';
+  /** ISO-8601 time the request arrived. */
+  time: string;
+  requestId: string;
+  /** JSON-RPC id as the client sent it. */
+  rpcId: string | number | null;
+  traceId?: string;
+  principal: { subject: string; method: string; groups: readonly string[] };
+  client?: { name?: string; version?: string };
+  era: 'modern' | 'legacy';
+  method: string;
+  upstream?: string;
+  /** Exposed (prefixed) tool / prompt name, or URI. */
+  name?: string;
+  /** The upstream's own name or URI. */
+  upstreamName?: string;
+  params?: Readonly<Record<string, string | number | boolean>>;
+  decision?: { effect: string; ruleId: string; reason?: string };
+  approval?: { id: string; approver?: string; channel?: string; decision?: string };
+  arguments?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+  result?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+  outcome: AuditOutcome;
+  errorCode?: number;
+  /** Milliseconds spent waiting for the upstream, and in total. */
+  upstreamMs?: number;
+  durationMs: number;
+  responseBytes?: number;
+}
+
+export interface EventAuditRecord {
+  type: 'event';
+  time: string;
+  event:
+    | 'upstream_up'
+    | 'upstream_down'
+    | 'policy_reloaded'
+    | 'policy_rejected'
+    | 'config_loaded'
+    | 'tool_quarantined'
+    | 'approval_requested'
+    | 'approval_decided'
+    /** Written by the sink itself, first thing after a period in which records were dropped
+     * (fail open) or refused (fail closed): `detail` has reason, error, since, until,
+     * dropped, rejected. The chain stays intact; this says where the trail is incomplete. */
+    | 'audit_gap';
+  detail: JsonObject;
+}
+
+export type AuditRecord = RequestAuditRecord | EventAuditRecord;
+
+/** What the pipeline writes to; the sink behind it decides durability and failure mode. */
+export interface AuditTrail {
+  /** Resolves when the record is as durable as configured (flushed, or inside the batch window).
+   * Rejects only in fail-closed mode when the sink cannot write. */
+  record(rec: AuditRecord): Promise<void>;
+  /** True while the sink is healthy enough to accept calls (fail-closed gating). */
+  healthy(): boolean;
+  close(): Promise<void>;
+}
+
+/** Counters of the sink, for metrics (audit sink lag, drops) and health endpoints. */
+export interface AuditSinkStats {
+  /** `failing`: writes fail and are retried; `overloaded`: maxQueue records are waiting. */
+  state: 'ok' | 'failing' | 'overloaded' | 'closed' | 'disabled';
+  /** Records acknowledged on disk (the sink's own audit_gap events included). */
+  written: number;
+  /** Records given up in fail-open mode: record() resolved without them. */
+  dropped: number;
+  /** Records refused in fail-closed mode: record() rejected. */
+  rejected: number;
+  /** Batches written with one fsync each. */
+  flushes: number;
+  /** Failed writes, fsyncs and retries. */
+  writeErrors: number;
+  /** Records waiting or being written. */
+  queueDepth: number;
+  /** Age of the oldest record waiting or being written, 0 when none. */
+  lagMs: number;
+  /** seq of the last line on disk. */
+  lastSeq: number;
+  rotations: number;
+}
+
+/** An AuditTrail that reports its counters. */
+export interface MeasuredAuditTrail extends AuditTrail {
+  stats(): AuditSinkStats;
+}
