@@ -27,7 +27,7 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
   writeFileSync(file, yaml);
   const config = loadConfig(file, env, { host: '127.0.0.1', port: 0 });
   const { logger, lines } = createMemoryLogger();
-  const gw = await startGateway(config, logger);
+  const gw = await startGateway(config, logger, { env });
   return {
     ...gw,
     config,

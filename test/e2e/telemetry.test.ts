@@ -1,0 +1,99 @@
+// One trace spans client -> gateway -> upstream, exported over real OTLP/HTTP; metrics read
+// back from /metrics. The client sends its own traceparent; the upstream must receive the
+// context of the gateway's upstream span, in headers and in _meta (spec a.2).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
+import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { startOtlpReceiver, type OtlpReceiver } from '../telemetry/otlp-receiver.ts';
+import { CLIENT_SPAN, CLIENT_TRACE, TRACEPARENT, parseTraceparent } from '../telemetry/tool-call.ts';
+
+let modern: ModernUpstream;
+let legacy: LegacyUpstream;
+let receiver: OtlpReceiver;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  modern = await startModernUpstream({ name: 'm' });
+  legacy = await startLegacyUpstream({ name: 'l' });
+  receiver = await startOtlpReceiver();
+  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
+  gw = await startTestGateway(`
+upstreams:
+  - { name: m, url: "${modern.url}" }
+  - { name: l, url: "${legacy.url}" }
+`, env);
+  await gw.waitUp();
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([modern?.close(), legacy?.close(), receiver?.close()]);
+});
+
+async function spansOf(traceId: string, count: number) {
+  const until = Date.now() + 5000;
+  while (Date.now() < until) {
+    const spans = receiver.spans().filter((s) => s.traceId === traceId);
+    if (spans.length >= count) return spans;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected ${count} spans of trace ${traceId}, got ${receiver.spans().filter((s) => s.traceId === traceId).length}`);
+}
+
+describe('traces through the gateway', () => {
+  it('continues the client trace with a server span and an upstream client span, propagated in headers and _meta', async () => {
+    const res = await postJson(
+      gw.url,
+      modernBody(7, 'tools/call', { name: 'm__echo', arguments: { message: 'traced' } }),
+      modernHeaders('tools/call', 'm__echo', { traceparent: TRACEPARENT }),
+    );
+    expect(res.json.result.structuredContent).toEqual({ message: 'traced' });
+    const spans = await spansOf(CLIENT_TRACE, 2);
+    const server = spans.find((s) => s.kind === 2)!;
+    const client = spans.find((s) => s.kind === 3)!;
+    expect(server.parentSpanId).toBe(CLIENT_SPAN);
+    expect(server.name).toBe('tools/call m__echo');
+    expect(server.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'm__echo', 'gatehouse.upstream': 'm', 'gatehouse.outcome': 'ok' });
+    expect(client.parentSpanId).toBe(server.spanId);
+    const upstreamCall = modern.received.filter((r) => (r.body as { method?: string })?.method === 'tools/call').at(-1)!;
+    const sent = parseTraceparent(upstreamCall.headers.traceparent);
+    expect(sent.traceId).toBe(CLIENT_TRACE);
+    expect(sent.spanId).toBe(client.spanId);
+    const meta = (upstreamCall.body as { params: { _meta: Record<string, string> } }).params._meta;
+    expect(parseTraceparent(meta.traceparent).spanId).toBe(client.spanId);
+  });
+
+  it('records an error outcome and code on a refused request', async () => {
+    const tp = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const res = await postJson(gw.url, modernBody(8, 'tools/call', { name: 'm__nope' }), modernHeaders('tools/call', 'm__nope', { traceparent: tp }));
+    expect(res.json.error.code).toBe(-32602);
+    const [span] = await spansOf('a'.repeat(32), 1);
+    expect(span!.status.code).toBe(2);
+    expect(span!.attributes['error.type']).toBe('-32602');
+  });
+
+  it('carries the trace to a legacy upstream in _meta too', async () => {
+    const tp = `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`;
+    const res = await postJson(gw.url, modernBody(9, 'tools/call', { name: 'l__echo', arguments: { message: 'x' } }), modernHeaders('tools/call', 'l__echo', { traceparent: tp }));
+    expect(res.json.result.structuredContent).toEqual({ message: 'x' });
+    const spans = await spansOf('c'.repeat(32), 2);
+    const client = spans.find((s) => s.kind === 3)!;
+    const call = legacy.received.filter((r) => (r.body as { method?: string })?.method === 'tools/call').at(-1)!;
+    expect(parseTraceparent(call.headers.traceparent).spanId).toBe(client.spanId);
+    expect(parseTraceparent((call.body as { params: { _meta: Record<string, string> } }).params._meta.traceparent).spanId).toBe(client.spanId);
+  });
+});
+
+describe('metrics', () => {
+  it('counts requests by method, upstream, tool and outcome, and reports upstream health', async () => {
+    for (let i = 0; i < 3; i++) {
+      await postJson(gw.url, modernBody(100 + i, 'tools/call', { name: 'm__add', arguments: { a: i, b: 1 } }), modernHeaders('tools/call', 'm__add'));
+    }
+    const text = await (await fetch(new URL('/metrics', gw.url))).text();
+    expect(text).toMatch(/gatehouse_requests_total\{method="tools\/call",upstream="m",tool="m__add",outcome="ok"\} 3/);
+    expect(text).toMatch(/gatehouse_upstream_up\{upstream="m"\} 1/);
+    expect(text).toMatch(/gatehouse_upstream_request_duration_seconds_count\{upstream="m",method="tools\/call"\} \d+/);
+    expect(text).toMatch(/gatehouse_request_overhead_seconds_count\{method="tools\/call"\} \d+/);
+  });
+});
