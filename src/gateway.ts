@@ -10,6 +10,7 @@ import type { JsonObject } from './jsonrpc/message.ts';
 import { isJsonObject } from './jsonrpc/message.ts';
 import { err, ok } from './jsonrpc/result.ts';
 import { createCallHandlers, type Handler, type Reply } from './call-handlers.ts';
+import type { ApprovalDeps } from './approvals/approval-flow.ts';
 import type { Enforcer } from './policy/enforcer.ts';
 import type { Metrics } from './telemetry/metrics.ts';
 import type { SchemaValidator } from './validation/schema-validator.ts';
@@ -45,6 +46,7 @@ export interface GatewayDeps {
   enforcer: Enforcer;
   validator: SchemaValidator;
   metrics?: Metrics;
+  approvals?: ApprovalDeps;
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -72,7 +74,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return ok({ [field]: items, ...rest });
   };
 
-  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), ...(deps.approvals ? { approvals: deps.approvals } : {}) });
 
   const discover: Handler = async () => {
     const text = instructions();

@@ -5,6 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Catalog } from './catalog/catalog.ts';
+import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from './observer.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { createTracing } from './telemetry/tracing.ts';
@@ -62,14 +63,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
   const metrics = createMetrics({ upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])), logger });
   const observer = createObserver({ tracing, metrics, logger });
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
   if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
+  const approvals = createApprovals(undefined, { logger, authenticate });
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
   const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
-  const app = buildApp({ config, upstreams, mcp, metrics });
+  const app = buildApp({ config, upstreams, mcp, metrics, extraRoutes: [approvals.routes] });
 
   // Upstreams start in the background: the gateway serves while they come up.
   for (const u of upstreams) void u.start();
@@ -93,6 +95,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       });
       sessions.close();
       await enforcement.close();
+      await approvals.close();
       await tracing.shutdown().catch(() => undefined);
       await Promise.all(upstreams.map((u) => u.close()));
     },

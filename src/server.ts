@@ -11,6 +11,8 @@ export interface AppDeps {
   upstreams: readonly Upstream[];
   mcp: (req: Request) => Promise<Response>;
   metrics?: Metrics;
+  /** Sub-apps with their own authentication (the approvals console and callbacks). */
+  extraRoutes?: readonly Hono[];
 }
 
 export function buildApp(deps: AppDeps): Hono {
@@ -34,6 +36,7 @@ export function buildApp(deps: AppDeps): Hono {
   // RFC 9728 protected resource metadata at both well-known paths (digest f.1).
   const prm = deps.config.identity ? protectedResourceMetadata(deps.config.identity, path) : undefined;
   if (prm) for (const p of prm.paths) app.get(p, (c) => c.json(prm.document));
+  for (const r of deps.extraRoutes ?? []) app.route('/', r);
   app.all(path, (c) => deps.mcp(c.req.raw));
   app.notFound((c) => c.json({ error: `not found; the MCP endpoint is ${path}` }, 404));
   return app;
