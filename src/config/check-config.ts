@@ -5,6 +5,7 @@
 
 import { toPointer } from './config-error.ts';
 import type { GatewayConfig, HttpUpstreamConfig, StdioUpstreamConfig } from './types.ts';
+import { checkUpstreamCredentials, credentialPointer } from './upstream-credentials-config.ts';
 
 export interface CheckIssue {
   path: string;
@@ -104,17 +105,26 @@ function checkHttp(u: HttpUpstreamConfig, i: number, issues: CheckIssue[]): void
     for (const t of u.route.targets) checkUrl(t.url, ['upstreams', i, 'route', 'targets', t.pattern], issues);
     if (u.route.default !== undefined) checkUrl(u.route.default, ['upstreams', i, 'route', 'default'], issues);
   }
-  for (const [name, value] of Object.entries(u.headers)) {
-    const at = toPointer(['upstreams', i, 'headers', name]);
+  for (const name of [...Object.keys(u.headers), ...u.headerFiles.map((f) => f.header)]) {
     const lower = name.toLowerCase();
     if (lower.startsWith('mcp-') || RESERVED_HEADERS.has(lower)) {
+      const at = toPointer(['upstreams', i, 'headers', name]);
       issues.push({ path: at, atKey: true, message: `header "${name}" is set by the gateway and cannot be configured` });
     }
+  }
+  for (const c of checkUpstreamCredentials(u)) issues.push({ path: credentialPointer(i, c), message: c.message, ...(c.atKey ? { atKey: c.atKey } : {}) });
+  for (const [name, value] of Object.entries(u.headers)) {
+    const at = toPointer(['upstreams', i, 'headers', name]);
     if (/[\r\n\0]/.test(value)) {
       issues.push({
         path: at,
         message: 'expected a header value without line breaks or NUL (check the environment variable; a file read into it may end with a newline)',
       });
+    }
+  }
+  for (const f of u.headerFiles) {
+    if (/[\r\n\0]/.test(f.prefix)) {
+      issues.push({ path: toPointer(['upstreams', i, 'headers', f.header, 'prefix']), message: 'expected a prefix without line breaks or NUL' });
     }
   }
 }

@@ -18,13 +18,18 @@ import {
   type RawRateLimitsConfig,
   type RawValidationConfig,
 } from './enforcement-schema.ts';
+import {
+  HEADER_NAME_PATTERN,
+  UPSTREAM_AUTH_SCHEMA,
+  UPSTREAM_HEADERS_SCHEMA,
+  type RawHeaderValue,
+  type RawUpstreamAuth,
+} from './upstream-auth-schema.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
 
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
-// RFC 9110 section 5.6.2 `token`: anything else is rejected by undici at request time.
-const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 // The scheme is checked again after ${ENV} interpolation (check-config.ts).
 const HTTP_URL_PATTERN = '^(https?://|\\$\\{)';
 const HTTP_URL_MESSAGE = 'expected an http:// or https:// URL';
@@ -201,15 +206,8 @@ export const CONFIG_SCHEMA = {
             },
           },
         },
-        headers: {
-          description: 'Static headers sent upstream, e.g. Authorization: "Bearer ${TOKEN}". HTTP only.',
-          type: 'object',
-          propertyNames: {
-            pattern: HEADER_NAME_PATTERN,
-            errorMessage: 'expected an HTTP header name (RFC 9110 token)',
-          },
-          additionalProperties: { description: 'Header value.', type: 'string' },
-        },
+        headers: UPSTREAM_HEADERS_SCHEMA,
+        auth: UPSTREAM_AUTH_SCHEMA,
         timeout: duration('Longest wait for one upstream request.', '30s'),
         listTtl: duration('Cache lifetime of lists from upstreams that send no ttlMs.', '60s'),
         command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1 },
@@ -252,7 +250,7 @@ export const CONFIG_SCHEMA = {
       dependentSchemas: {
         url: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
         route: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
-        command: { properties: onlyFor('HTTP', ['headers']) },
+        command: { properties: onlyFor('HTTP', ['headers', 'auth']) },
       },
     },
   },
@@ -281,7 +279,8 @@ export interface RawUpstream {
   prefix?: string;
   url?: string;
   route?: { by: string; targets: Record<string, string>; default?: string };
-  headers?: Record<string, string>;
+  headers?: Record<string, RawHeaderValue>;
+  auth?: RawUpstreamAuth;
   timeout?: RawDuration;
   listTtl?: RawDuration;
   command?: string;

@@ -8,6 +8,7 @@ import { toPointer } from './config-error.ts';
 import { durationMs, MAX_DURATION_MS } from './duration.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
+import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
   /** From the command line; wins over the file. */
@@ -65,7 +66,12 @@ export function normalizeConfig(
       fromCommandLine: true,
     });
   }
-  const upstreams = raw.upstreams.map((u, i) => normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key])));
+  const upstreams = raw.upstreams.map((u, i) => {
+    const credentialIssues: CredentialIssue[] = [];
+    const upstream = normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key]), credentialIssues);
+    for (const c of credentialIssues) issues.push({ path: credentialPointer(i, c), message: c.message });
+    return upstream;
+  });
   const secret = raw.sessions?.secret;
   const config: GatewayConfig = {
     file: absoluteFile,
@@ -119,6 +125,7 @@ function normalizeUpstream(
   u: RawUpstream,
   baseDir: string,
   ms: (value: RawDuration | undefined, fallback: string, key: string[]) => number,
+  credentialIssues: CredentialIssue[],
 ): UpstreamConfig {
   const common = {
     name: u.name,
@@ -128,7 +135,7 @@ function normalizeUpstream(
   };
   // The schema guarantees exactly one of url, route and command.
   if (u.url !== undefined) {
-    return { kind: 'http', ...common, url: u.url, headers: u.headers ?? {} };
+    return { kind: 'http', ...common, url: u.url, ...normalizeUpstreamCredentials(u, baseDir, credentialIssues) };
   }
   if (u.route !== undefined) {
     // Object order is config order, except that integer-like keys ("10") come first (ECMA-262
@@ -141,7 +148,7 @@ function normalizeUpstream(
       // One list source, so lists never depend on which target a call went to.
       url: fallback ?? targets[0]?.url ?? '',
       route: { by: u.route.by, targets, ...(fallback !== undefined ? { default: fallback } : {}) },
-      headers: u.headers ?? {},
+      ...normalizeUpstreamCredentials(u, baseDir, credentialIssues),
     };
   }
   return {

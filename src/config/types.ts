@@ -13,9 +13,39 @@ export interface HttpUpstreamConfig {
   route?: HttpRoute;
   /** Static headers (after ${ENV} interpolation), sent to every target. Never override computed Mcp-* headers. */
   headers: Readonly<Record<string, string>>;
+  /** Headers whose value is read from a file, and read again when the file changes (secret rotation). */
+  headerFiles: readonly HeaderFileConfig[];
+  /** The gateway's own OAuth client for this upstream (client-credentials grant); unset: none. */
+  auth: ClientCredentialsConfig | undefined;
   timeoutMs: number;
   /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
   listTtlMs: number;
+}
+
+export interface HeaderFileConfig {
+  /** Header name as configured. */
+  header: string;
+  /** Absolute path. */
+  file: string;
+  /** Written before the file's (trimmed) content, e.g. "Bearer ". */
+  prefix: string;
+}
+
+/** OAuth 2.0 client-credentials grant (RFC 6749 section 4.4) against `tokenUrl`. */
+export interface ClientCredentialsConfig {
+  type: 'client_credentials';
+  tokenUrl: string;
+  clientId: string;
+  /** The secret itself (from ${ENV}), or an absolute path to a file re-read when it changes. */
+  clientSecret: { value: string } | { file: string };
+  /** RFC 6749 section 2.3.1: HTTP Basic (the default) or form parameters. */
+  clientAuth: 'client_secret_basic' | 'client_secret_post';
+  /** Space-separated scopes (RFC 6749 section 3.3); undefined: none sent. */
+  scope: string | undefined;
+  /** RFC 8707 `resource`: the upstream's (or route target's) own URL, a fixed URI, or none. */
+  resource: { kind: 'upstream-url' } | { kind: 'uri'; uri: string } | { kind: 'none' };
+  /** Vendor `audience` parameter; undefined: none sent. */
+  audience: string | undefined;
 }
 
 export interface HttpRoute {

@@ -109,4 +109,10 @@ function drainLater(events: AsyncIterator<string>, body: Dispatcher.ResponseData
     .finally(() => clearTimeout(timer));
 }
 
-export { headerString };
+/** A network error in words, with its system code (ECONNREFUSED, ...) when there is one. */
+function describeNetworkError(e: Error): string {
+  const cause = (e as Error & { cause?: { code?: string } }).cause;
+  return cause?.code ? `${e.message} (${cause.code})` : e.message;
+}
+
+export { describeNetworkError, headerString };

@@ -11,7 +11,9 @@ import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from './era-shape.ts';
 import { encodeHeaderValue } from '../headers/header-value.ts';
-import { exchange, headerString, type ExchangeOutcome } from './http-exchange.ts';
+import { describeNetworkError as describe, headerString, type ExchangeOutcome } from './http-exchange.ts';
+import { authorizedExchange, withCredentials } from './authorized-exchange.ts';
+import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamBase } from './upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
 import { LEGACY_VERSION, MODERN_VERSION, type Era, type UpstreamRequest } from './upstream.ts';
@@ -34,6 +36,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private stream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
+  private readonly credentials = createUpstreamCredentials(this.config, this.logger); // the upstream's own, never the client's
 
   constructor(config: HttpUpstreamConfig, logger: Logger) {
     super(config, 'http', logger);
@@ -95,13 +98,14 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private async probe(): Promise<Result<Era, GatewayError>> {
-    const disc = await exchange({
+    const disc = await authorizedExchange(this.credentials, {
       pool: this.pool,
       path: this.path,
       headers: this.headersFor('modern', 'server/discover'),
       body: { jsonrpc: '2.0', id: this.nextId++, method: 'server/discover', params: discoverParams() },
       signal: AbortSignal.timeout(this.config.timeoutMs),
     });
+    if (disc.kind === 'credentials_failed') return this.fail(disc.error.reason);
     if (disc.kind === 'network_error') return this.fail(`cannot reach ${this.config.url}: ${describe(disc.error)}`);
     if (disc.kind === 'response' && !isErrorResponse(disc.message)) {
       this.era = 'modern';
@@ -118,13 +122,14 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private async initialize(): Promise<Result<Era, GatewayError>> {
-    const init = await exchange({
+    const init = await authorizedExchange(this.credentials, {
       pool: this.pool,
       path: this.path,
       headers: this.headersFor('legacy', 'initialize'),
       body: { jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params: initializeParams() },
       signal: AbortSignal.timeout(this.config.timeoutMs),
     });
+    if (init.kind === 'credentials_failed') return this.fail(init.error.reason);
     if (init.kind === 'network_error') return this.fail(`cannot reach ${this.config.url}: ${describe(init.error)}`);
     if (init.kind !== 'response' || isErrorResponse(init.message)) {
       const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : `HTTP ${init.status}`;
@@ -135,7 +140,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (typeof result.protocolVersion === 'string') this.legacyVersion = result.protocolVersion;
     this.era = 'legacy';
     this.setIdentity(identityFromInitialize(result));
-    await exchange({
+    await authorizedExchange(this.credentials, {
       pool: this.pool,
       path: this.path,
       headers: this.headersFor('legacy', 'notifications/initialized'),
@@ -158,6 +163,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       era,
       capabilities: this.identity()?.capabilities ?? {},
       headers: () => this.headersFor(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
+      credentials: this.credentials,
       onNotification: (n) => this.handleNotification(n),
       logger: this.logger,
     });
@@ -199,6 +205,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const method = req.method;
     const name = method === 'resources/read' ? req.params.uri : req.params.name;
     const headers = this.headersFor(era, method, req.paramHeaders);
+    if (req.traceHeaders) for (const [k, v] of Object.entries(req.traceHeaders)) headers[k.toLowerCase()] = v;
     if (era === 'modern' && typeof name === 'string' && /^(tools\/call|prompts\/get|resources\/read)$/.test(method)) {
       headers['mcp-name'] = encodeHeaderValue(name);
     }
@@ -214,7 +221,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (req.signal?.aborted) onClientAbort();
     else req.signal?.addEventListener('abort', onClientAbort, { once: true });
     const signal = abort.signal;
-    const outcome = await exchange({
+    const outcome = await authorizedExchange(this.credentials, {
       pool: this.pool,
       path: this.path,
       headers,
@@ -228,7 +235,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     clearTimeout(timer);
     req.signal?.removeEventListener('abort', onClientAbort);
     if (signal.aborted && era === 'legacy') void this.cancelLegacy(id, timedOut ? 'timeout' : 'client disconnected');
-    return this.toResult(outcome, timedOut);
+    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, timedOut);
   }
 
   private toResult(outcome: ExchangeOutcome, timedOut: boolean): Result<JsonObject, GatewayError> {
@@ -261,12 +268,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const reply: JsonObject = r.method === 'ping'
       ? { jsonrpc: '2.0', id: r.id, result: {} }
       : { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Gatehouse does not relay ${r.method} to this client` } };
-    await exchange({ pool: this.pool, path: this.path, headers: this.headersFor(era, 'response'), body: reply });
+    await authorizedExchange(this.credentials, { pool: this.pool, path: this.path, headers: this.headersFor(era, 'response'), body: reply });
   }
 
   /** Legacy: a disconnect is not a cancel; tell the upstream explicitly (digest b.3, g.3 step 7). */
   private async cancelLegacy(requestId: number, reason: string): Promise<void> {
-    await exchange({
+    await authorizedExchange(this.credentials, {
       pool: this.pool,
       path: this.path,
       headers: this.headersFor('legacy', 'notifications/cancelled'),
@@ -281,17 +288,13 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.stream?.close();
     if (this.era === 'legacy' && this.sessionId) {
       await this.pool
-        .request({ path: this.path, method: 'DELETE', headers: this.headersFor('legacy', 'DELETE'), signal: AbortSignal.timeout(1000) })
+        .request({ path: this.path, method: 'DELETE', headers: await withCredentials(this.credentials, this.headersFor('legacy', 'DELETE')), signal: AbortSignal.timeout(1000) })
         .then((r) => r.body.dump())
         .catch(() => undefined);
     }
     // destroy, not close: close() waits for in-flight calls, whose callers are already gone
     // (the server cut their connections), so shutdown would wait out the longest tool call.
     await this.pool.destroy().catch(() => undefined);
+    await this.credentials?.close();
   }
-}
-
-function describe(e: Error): string {
-  const cause = (e as Error & { cause?: { code?: string } }).cause;
-  return cause?.code ? `${e.message} (${cause.code})` : e.message;
 }

@@ -7,6 +7,7 @@ import { isJsonObject } from '../jsonrpc/message.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams } from './era-shape.ts';
 import { readSseData } from './sse-reader.ts';
+import type { UpstreamCredentials } from './upstream-credentials.ts';
 import type { Era } from './upstream.ts';
 
 export interface NotificationStreamOptions {
@@ -15,6 +16,8 @@ export interface NotificationStreamOptions {
   era: Era;
   capabilities: JsonObject;
   headers: () => Record<string, string>;
+  /** The upstream's own credentials, asked for on every (re)connect; a 401 drops them. */
+  credentials: UpstreamCredentials | undefined;
   onNotification: (n: JsonRpcNotification) => void;
   logger: Logger;
 }
@@ -57,7 +60,10 @@ export class NotificationStream {
 
   private async once(): Promise<number> {
     const { pool, path, era, capabilities: caps } = this.opts;
-    const headers = { ...this.opts.headers(), accept: 'text/event-stream' };
+    const credentials = await this.opts.credentials?.headers();
+    // No credentials now (the token endpoint is down): try again after the backoff.
+    if (credentials !== undefined && !credentials.ok) return 0;
+    const headers = { ...credentials?.value, ...this.opts.headers(), accept: 'text/event-stream' };
     const res =
       era === 'legacy'
         ? await pool.request({ path, method: 'GET', headers: omit(headers, ['mcp-method', 'content-type']), signal: this.abort.signal })
@@ -82,6 +88,7 @@ export class NotificationStream {
           });
     if (res.statusCode !== 200) {
       await res.body.dump();
+      if (res.statusCode === 401 && credentials?.ok) await this.opts.credentials?.rejected(credentials.value);
       return res.statusCode;
     }
     this.backoff = 500;

@@ -70,6 +70,8 @@ describe('parseConfig: valid configs', () => {
           prefix: 'weather',
           url: 'http://127.0.0.1:9001/mcp',
           headers: { Authorization: 'Bearer tok-1' },
+          headerFiles: [],
+          auth: undefined,
           timeoutMs: 10_000,
           listTtlMs: 1500,
         },
@@ -105,7 +107,7 @@ describe('parseConfig: valid configs', () => {
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
       upstreams: [
-        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, timeoutMs: 30_000, listTtlMs: 60_000 },
+        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
           kind: 'stdio', name: 'b', prefix: 'b', command: 'srv', args: [], env: {}, cwd: '/etc/gatehouse',
           timeoutMs: 30_000, listTtlMs: 60_000, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
@@ -183,7 +185,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
   it('rejects an unknown key inside an upstream', () => {
     const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
     expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, timeout, listTtl, command, args, env, cwd, restart)`,
+      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, command, args, env, cwd, restart)`,
     );
   });
 

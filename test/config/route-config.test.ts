@@ -45,6 +45,8 @@ describe('route config', () => {
         default: 'http://127.0.0.1:9100/mcp',
       },
       headers: { Authorization: 'Bearer t' },
+      headerFiles: [],
+      auth: undefined,
       timeoutMs: 5000,
       listTtlMs: 60_000,
     });

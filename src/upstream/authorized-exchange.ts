@@ -1,0 +1,40 @@
+// An exchange (http-exchange.ts) carrying the upstream's own credentials
+// (upstream-credentials.ts). A 401 is answered once: the rejected credentials are dropped and
+// the request is sent again with fresh ones (RFC 6750 section 3.1 invalid_token; a 401 means
+// the request was not processed, so this is safe even for tools/call). Headers the gateway
+// computes (Mcp-*, framing) are merged last and always win.
+
+import { exchange, type ExchangeInput, type ExchangeOutcome } from './http-exchange.ts';
+import type { UpstreamCredentials, UpstreamUnavailable } from './upstream-credentials.ts';
+
+const UNAUTHORIZED = 401;
+
+/** No request was sent: the credentials could not be had (e.g. the token endpoint failed). */
+export interface CredentialsFailed {
+  kind: 'credentials_failed';
+  error: UpstreamUnavailable;
+}
+
+export async function authorizedExchange(
+  credentials: UpstreamCredentials | undefined,
+  input: ExchangeInput,
+): Promise<ExchangeOutcome | CredentialsFailed> {
+  if (credentials === undefined) return exchange(input);
+  for (let attempt = 1; ; attempt++) {
+    const sent = await credentials.headers();
+    if (!sent.ok) return { kind: 'credentials_failed', error: sent.error };
+    const outcome = await exchange({ ...input, headers: { ...sent.value, ...input.headers } });
+    if (attempt > 1 || outcome.kind !== 'http_error' || outcome.status !== UNAUTHORIZED) return outcome;
+    if (!(await credentials.rejected(sent.value))) return outcome;
+  }
+}
+
+/** `headers` with the current credentials under them, for requests outside exchange (DELETE);
+ * without credentials when they cannot be had, as nothing waits for the answer. */
+export async function withCredentials(
+  credentials: UpstreamCredentials | undefined,
+  headers: Record<string, string>,
+): Promise<Record<string, string>> {
+  const sent = await credentials?.headers();
+  return sent?.ok ? { ...sent.value, ...headers } : headers;
+}
