@@ -68,7 +68,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
   if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
-  const approvals = createApprovals(undefined, { logger, authenticate });
+  const approvals = createApprovals(config.approvals, { logger, authenticate });
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
   const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
   const app = buildApp({ config, upstreams, mcp, metrics, extraRoutes: [approvals.routes] });

@@ -8,6 +8,7 @@
 // schema-issues.ts uses it): when present, it replaces the generic message for every
 // failing keyword of the schema object it sits in.
 
+import { APPROVALS_CONFIG_SCHEMA } from '../approvals/approvals-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 import {
@@ -133,6 +134,7 @@ export const CONFIG_SCHEMA = {
     policy: POLICY_CONFIG_SCHEMA,
     validation: VALIDATION_CONFIG_SCHEMA,
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
+    approvals: APPROVALS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -269,6 +271,7 @@ export interface RawConfig {
   policy?: RawPolicyConfig;
   validation?: RawValidationConfig;
   rateLimits?: RawRateLimitsConfig;
+  approvals?: unknown;
   upstreams: RawUpstream[];
 }
 

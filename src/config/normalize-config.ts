@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { RawConfig, RawDuration, RawUpstream } from './config-schema.ts';
 import { toPointer } from './config-error.ts';
 import { durationMs, MAX_DURATION_MS } from './duration.ts';
+import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
@@ -96,6 +97,7 @@ export function normalizeConfig(
       idleTimeoutMs: ms(raw.sessions?.idleTimeout, DEFAULTS.idleTimeout, ['sessions', 'idleTimeout']),
     },
     identity: undefined,
+    approvals: undefined,
     policy: raw.policy === undefined
       ? undefined
       : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
@@ -103,6 +105,11 @@ export function normalizeConfig(
     rateLimits: normalizeRateLimits(raw, issues),
     upstreams,
   };
+  if (raw.approvals !== undefined) {
+    const approvals = normalizeApprovalsConfig(raw.approvals, baseDir);
+    if (approvals.ok) config.approvals = approvals.value;
+    else for (const i of approvals.error) issues.push({ path: `/approvals${i.path}`, message: i.message });
+  }
   if (raw.identity !== undefined) {
     const identity = normalizeIdentityConfig(raw.identity, baseDir);
     if (identity.ok) config.identity = identity.value;

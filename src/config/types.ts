@@ -1,5 +1,6 @@
 // The validated, fully defaulted, frozen configuration (design.md house style 4).
 // Produced once at boot by load-config.ts; runtime code never checks for a missing optional.
+import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
 
 export interface HttpUpstreamConfig {
@@ -105,5 +106,7 @@ export interface GatewayConfig {
   policy: { dir: string; defaultEffect: 'allow' | 'deny'; watch: boolean } | undefined;
   validation: { arguments: boolean; outputs: 'off' | 'warn' | 'block' };
   rateLimits: { store: 'memory' } | { store: 'redis'; redisUrl: string; prefix: string };
+  /** Unset: only the calling-user channel, on one replica (see docs/approvals.md). */
+  approvals: ApprovalsConfig | undefined;
   upstreams: readonly UpstreamConfig[];
 }

@@ -21,11 +21,11 @@ export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const EVERYTHING_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own. */
-export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env): Promise<TestGateway> {
+export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const file = join(dir, 'gatehouse.yaml');
   writeFileSync(file, yaml);
-  const config = loadConfig(file, env, { host: '127.0.0.1', port: 0 });
+  const config = loadConfig(file, env, { host: '127.0.0.1', port: opts.port ?? 0 });
   const { logger, lines } = createMemoryLogger();
   const gw = await startGateway(config, logger, { env });
   return {
@@ -44,6 +44,19 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
 }
 
 /** Raw modern POST helper: builds the body with _meta and the standard headers. */
+/** A free port on 127.0.0.1, for configs that must name their own URL before start. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
 export function modernBody(id: number | string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = {}) {
   return {
     jsonrpc: '2.0',
