@@ -1,4 +1,5 @@
 // Process edge: argv -> command. Nothing here writes to stdout except usage text.
+import { auditCommand } from './cli/audit-command.ts';
 import { policyCommand } from './cli/policy-command.ts';
 import { serveCommand } from './cli/serve.ts';
 
@@ -6,7 +7,8 @@ const USAGE = `gatehouse — an MCP gateway
 
 usage:
   gatehouse serve --config FILE [--host HOST] [--port PORT]
-  gatehouse policy check|explain|test ...   (gatehouse policy help)
+  gatehouse policy check|explain|test|pin ...   (gatehouse policy help)
+  gatehouse audit verify|tail|query ...         (gatehouse audit help)
 `;
 
 // @hono/node-server reports aborted requests with console.info; stdout is not for logs.
@@ -19,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest);
     case 'policy':
       return policyCommand(rest);
+    case 'audit':
+      return auditCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -1,0 +1,54 @@
+// How the pipeline turns argument and result bodies into the `arguments` / `result` fields of
+// a request record, per `audit.record` and the per-tool `audit.rules`. Compiled once from the
+// frozen config; then pure (hashing aside, no I/O).
+import type { JsonValue } from '../jsonrpc/message.ts';
+import { compileGlob, type Glob } from '../policy/glob.ts';
+import type { AuditConfig } from './audit-config.ts';
+import type { BodyMode } from './audit-config-schema.ts';
+import { digestJson } from './digest.ts';
+import { compileRedaction, redact, type Redaction } from './redact.ts';
+
+export type AuditBody = { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+
+export interface AuditBodies {
+  /** The body mode for a tool (exposed name; undefined for methods without one). */
+  modes(name: string | undefined): { arguments: BodyMode; results: BodyMode };
+  /** The `arguments` field for this call, or undefined to leave it out. */
+  arguments(name: string | undefined, value: JsonValue | undefined): AuditBody | undefined;
+  /** The `result` field for this call, or undefined to leave it out. */
+  result(name: string | undefined, value: JsonValue | undefined): AuditBody | undefined;
+}
+
+export function createAuditBodies(config: Pick<AuditConfig, 'record' | 'redact' | 'rules'>): AuditBodies {
+  const compiled = compileRedaction(config.redact);
+  // normalizeAuditConfig compiled the same spec, so failing here is a bug.
+  if (!compiled.ok) throw new Error(`createAuditBodies: unchecked redaction config: ${compiled.error[0]?.message ?? ''}`);
+  const redaction = compiled.value;
+  const rules = config.rules.map((rule) => ({ ...rule, glob: compileGlob(rule.tool) as Glob }));
+  const modes = (name: string | undefined): { arguments: BodyMode; results: BodyMode } => {
+    const matching = name === undefined ? [] : rules.filter((r) => r.glob.matches(name));
+    return {
+      arguments: matching.find((r) => r.arguments !== undefined)?.arguments ?? config.record.arguments,
+      results: matching.find((r) => r.results !== undefined)?.results ?? config.record.results,
+    };
+  };
+  return {
+    modes,
+    arguments: (name, value) => recordBody(modes(name).arguments, value, redaction),
+    result: (name, value) => recordBody(modes(name).results, value, redaction),
+  };
+}
+
+export function recordBody(mode: BodyMode, value: JsonValue | undefined, redaction: Redaction): AuditBody | undefined {
+  if (value === undefined) return undefined;
+  switch (mode) {
+    case 'none':
+      return undefined;
+    case 'digest':
+      return { digest: digestJson(value) };
+    case 'redacted':
+      return { redacted: redact(value, redaction) };
+    case 'full':
+      return { full: value };
+  }
+}

@@ -1,0 +1,69 @@
+// Canonical JSON (RFC 8785, JSON Canonicalization Scheme): object keys sorted by UTF-16 code
+// units, no whitespace, strings and numbers serialized as ECMAScript JSON.stringify does
+// (RFC 8785 sections 3.2.2.2 and 3.2.2.3 adopt exactly that). Digests and the hash chain
+// hash this text, so a record hashes the same whatever order its fields were built in, and
+// anyone with a JCS library can recompute a hash without Gatehouse.
+//
+// Input that is not JSON is treated as JSON.stringify would treat it (undefined members
+// skipped, undefined array items and non-finite numbers become null, toJSON is called), so
+// that canonicalizing a value and canonicalizing its JSON round trip give the same text: the
+// writer hashes the first, `audit verify` the second. BigInt and cycles are bugs and throw.
+
+// Deeper than any real record; a cycle reaches it fast, without a per-call visited set.
+const MAX_DEPTH = 512;
+
+export function canonicalJson(value: unknown): string {
+  return serialize(value, 0);
+}
+
+// String concatenation rather than map/join: this runs on every audit record, in record().
+function serialize(value: unknown, depth: number): string {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  switch (typeof value) {
+    case 'string':
+      return quote(value);
+    case 'number':
+      // ECMAScript Number::toString, which RFC 8785 section 3.2.2.3 adopts: -0 prints as 0.
+      // NaN and Infinity are not JSON; JSON.stringify writes null for them, and so does this.
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('canonicalJson: BigInt is not JSON');
+    case 'object':
+      break;
+    default:
+      // undefined, functions, symbols: only reachable at the top level or in arrays.
+      return 'null';
+  }
+  if (value === null) return 'null';
+  if (depth >= MAX_DEPTH) throw new TypeError('canonicalJson: cyclic or too deeply nested structure');
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + serialize(value[i], depth + 1);
+    return `${out}]`;
+  }
+  const obj = value as Record<string, unknown>;
+  // Default sort compares UTF-16 code units, the order RFC 8785 section 3.2.3 prescribes.
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const member = obj[key];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    out += `${first ? '' : ','}${quote(key)}:${serialize(member, depth + 1)}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+// Characters JSON.stringify escapes: quote, backslash, controls, and (ES2019 well-formed
+// JSON.stringify) surrogates, which are escaped when lone. Most strings have none, and
+// skipping the call for them halves the cost of canonicalizing a record.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}

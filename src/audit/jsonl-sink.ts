@@ -1,0 +1,280 @@
+// The default audit sink: hash-chained JSON Lines files (audit-file-writer.ts does the I/O).
+// This part decides when records are written and what a caller sees when they cannot be.
+//
+// Durability. record() resolves only after the line holding its record is written and
+// fdatasync'ed, in both modes, so a request whose record() resolved has its record on disk
+// before the response goes out: no loss window for completed requests. `sync` writes as soon
+// as a record arrives (records arriving during an fsync share the next one: group commit);
+// `batch` waits up to batchWindow to write many records with one fsync, adding up to that
+// much latency per request for far fewer fsyncs under load.
+//
+// Failure. A write or fsync error, a write slower than writeTimeout, or more than maxQueue
+// records waiting, puts the sink in a degraded state handled per onFailure:
+//   closed: healthy() is false (the pipeline refuses calls) and record() rejects with
+//           AuditUnavailableError, until the disk works again;
+//   open:   healthy() stays true, record() resolves at once and the record is dropped,
+//           counted, and an alarm is logged.
+// While writes fail, nothing but a probe touches the disk, every retryInterval; the probe
+// writes an `audit_gap` event saying what was lost, so recovery is itself on the record.
+// After a full queue, the same event opens the next batch.
+import type { Logger } from '../logger.ts';
+import type { AuditConfig } from './audit-config.ts';
+import { AuditFileWriter } from './audit-file-writer.ts';
+import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
+import { AuditUnavailableError, gapEvent, mergeGaps, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
+import { canonicalRecord } from './hash-chain.ts';
+import { TimedAppender } from './timed-append.ts';
+
+export { AuditUnavailableError, type AuditUnavailableReason } from './audit-unavailable.ts';
+
+export type JsonlSinkConfig = Pick<
+  AuditConfig,
+  'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue'
+>;
+
+export interface JsonlSinkDeps {
+  logger: Logger;
+  /** Milliseconds since the epoch; Date.now by default. */
+  now?: () => number;
+}
+
+interface Pending {
+  canonical: string;
+  at: number;
+  settle(error?: Error): void;
+}
+
+/** Resumes the chain in config.dir and returns a sink ready to record. */
+export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps): Promise<JsonlAuditSink> {
+  const logger = deps.logger.child({ component: 'audit' });
+  const writer = await AuditFileWriter.open(
+    { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles },
+    logger,
+  );
+  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now);
+}
+
+export class JsonlAuditSink implements MeasuredAuditTrail {
+  #config: JsonlSinkConfig;
+  #writer: AuditFileWriter;
+  #appender: TimedAppender;
+  #logger: Logger;
+  #now: () => number;
+  #queue: Pending[] = [];
+  #inFlight: Pending[] = [];
+  #flushing: Promise<void> | undefined;
+  #flushQueued = false;
+  #batchTimer: NodeJS.Timeout | undefined;
+  #probeTimer: NodeJS.Timeout | undefined;
+  #failure: { reason: AuditUnavailableReason; error: string } | undefined;
+  #gap: AuditGap | undefined;
+  #closed: Promise<void> | undefined;
+  #counts = { written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0 };
+
+  constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number) {
+    this.#config = config;
+    this.#writer = writer;
+    this.#appender = new TimedAppender(writer, config.writeTimeoutMs, (late) => {
+      this.#counts.written += late.committed;
+      logger.warn('audit: a stalled write completed late; its records had been given up', { committed: late.committed, error: late.error });
+    });
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  record(rec: AuditRecord): Promise<void> {
+    if (this.#closed !== undefined) return Promise.reject(new AuditUnavailableError('closed'));
+    let canonical: string;
+    try {
+      canonical = canonicalRecord(rec);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    if (this.#failure !== undefined) return this.#refuse(this.#failure.reason, this.#failure.error);
+    if (this.#depth() >= this.#config.maxQueue) return this.#refuse('queue_full');
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ canonical, at: this.#now(), settle: (e) => (e === undefined ? resolve() : reject(e)) });
+      this.#schedule();
+    });
+  }
+
+  healthy(): boolean {
+    if (this.#closed !== undefined) return false;
+    // Fail-open keeps serving whatever the disk does; stats() tells the truth.
+    if (this.#config.onFailure === 'open') return true;
+    return this.#failure === undefined && this.#depth() < this.#config.maxQueue;
+  }
+
+  stats(): AuditSinkStats {
+    const oldest = this.#inFlight[0] ?? this.#queue[0];
+    const state =
+      this.#closed !== undefined ? 'closed' : this.#failure !== undefined ? 'failing' : this.#depth() >= this.#config.maxQueue ? 'overloaded' : 'ok';
+    return {
+      state,
+      ...this.#counts,
+      queueDepth: this.#depth(),
+      lagMs: oldest === undefined ? 0 : Math.max(0, this.#now() - oldest.at),
+      lastSeq: this.#writer.head().seq,
+      rotations: this.#writer.rotations(),
+    };
+  }
+
+  /** Writes what is waiting (unless the disk is failing), then closes the file. */
+  close(): Promise<void> {
+    this.#closed ??= this.#drainAndClose();
+    return this.#closed;
+  }
+
+  async #drainAndClose(): Promise<void> {
+    clearTimeout(this.#batchTimer);
+    clearTimeout(this.#probeTimer);
+    this.#batchTimer = this.#probeTimer = undefined;
+    for (;;) {
+      if (this.#flushing !== undefined) await this.#flushing;
+      else if (this.#queue.length > 0 && this.#failure === undefined) await this.#flush();
+      else break;
+    }
+    // Only records of a failing sink can be left, and those were already given up.
+    this.#failAll(this.#queue.splice(0));
+    // A stalled disk must not hold shutdown forever.
+    if (!(await this.#appender.close())) this.#logger.error('audit: closing the audit file timed out; a write is stalled', { file: this.#config.file });
+  }
+
+  #depth(): number {
+    return this.#queue.length + this.#inFlight.length;
+  }
+
+  #schedule(): void {
+    if (this.#flushing !== undefined || this.#closed !== undefined) return;
+    if (this.#config.durability === 'sync') {
+      // A microtask, so that records arriving in the same tick share the write.
+      if (this.#flushQueued) return;
+      this.#flushQueued = true;
+      queueMicrotask(() => {
+        this.#flushQueued = false;
+        void this.#flush();
+      });
+      return;
+    }
+    if (this.#batchTimer !== undefined) return;
+    const oldest = this.#queue[0]?.at ?? this.#now();
+    const delay = Math.max(0, oldest + this.#config.batchWindowMs - this.#now());
+    this.#batchTimer = setTimeout(() => {
+      this.#batchTimer = undefined;
+      void this.#flush();
+    }, delay);
+  }
+
+  #flush(): Promise<void> {
+    if (this.#flushing !== undefined || this.#queue.length === 0 || this.#failure !== undefined) return this.#flushing ?? Promise.resolve();
+    this.#flushing = this.#flushNow().finally(() => {
+      this.#flushing = undefined;
+      if (this.#queue.length > 0 && this.#failure === undefined) this.#schedule();
+    });
+    return this.#flushing;
+  }
+
+  async #flushNow(): Promise<void> {
+    const batch = this.#queue.splice(0);
+    this.#inFlight = batch;
+    const gap = this.#gap;
+    this.#gap = undefined;
+    const gapLines = gap === undefined ? [] : [canonicalRecord(gapEvent(gap, this.#now()))];
+    const result = await this.#appender.append([...gapLines, ...batch.map((p) => p.canonical)]);
+    if (gap !== undefined && result.committed === 0) this.#gap = mergeGaps(gap, this.#gap);
+    else if (gap !== undefined) this.#recovered(gap);
+    if (result.committed > 0) this.#counts.flushes++;
+    const landed = Math.max(0, result.committed - gapLines.length);
+    this.#counts.written += result.committed;
+    for (const p of batch.slice(0, landed)) p.settle();
+    this.#inFlight = [];
+    if (result.error !== undefined) {
+      this.#enterFailure(result.timedOut === true ? 'stalled' : 'write_failed', result.error);
+      this.#failAll([...batch.slice(landed), ...this.#queue.splice(0)]);
+    }
+  }
+
+  #enterFailure(reason: AuditUnavailableReason, error: Error): void {
+    this.#counts.writeErrors++;
+    const code = (error as NodeJS.ErrnoException).code ?? error.message;
+    if (this.#failure === undefined) {
+      this.#failure = { reason, error: code };
+      this.#openGap(reason, code);
+    }
+    this.#scheduleProbe();
+  }
+
+  #scheduleProbe(): void {
+    if (this.#closed !== undefined) return;
+    this.#probeTimer = setTimeout(() => void this.#probe(), this.#config.retryIntervalMs);
+    // A failing audit disk must not keep a process alive that is otherwise done.
+    this.#probeTimer.unref();
+  }
+
+  /** While failing: try to write the gap event; success ends the failure. */
+  async #probe(): Promise<void> {
+    this.#probeTimer = undefined;
+    if (this.#closed !== undefined || this.#failure === undefined) return;
+    const gap = (this.#gap ??= { since: this.#now(), reason: this.#failure.reason, dropped: 0, rejected: 0 });
+    // A stalled write still holds the file: probing behind it would only queue more writes.
+    if (this.#appender.busy()) return this.#scheduleProbe();
+    const counted = { dropped: gap.dropped, rejected: gap.rejected };
+    const result = await this.#appender.append([canonicalRecord(gapEvent(gap, this.#now()))]);
+    if (result.committed !== 1) {
+      this.#logger.debug('audit: still failing', { error: result.error });
+      return this.#enterFailure(result.timedOut === true ? 'stalled' : 'write_failed', result.error ?? new Error('nothing written'));
+    }
+    this.#counts.written++;
+    this.#counts.flushes++;
+    this.#failure = undefined;
+    this.#recovered(gap);
+    // Records lost while the probe was writing go into the next gap event.
+    const dropped = gap.dropped - counted.dropped;
+    const rejected = gap.rejected - counted.rejected;
+    this.#gap = dropped + rejected === 0 ? undefined : { ...gap, since: this.#now(), dropped, rejected };
+    if (this.#queue.length > 0) this.#schedule();
+  }
+
+  #refuse(reason: AuditUnavailableReason, error?: string): Promise<void> {
+    const refusal = this.#lose(reason, error);
+    return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
+  }
+
+  /** Gives up on records, per onFailure: dropped (settled fine) or rejected. */
+  #failAll(pending: Pending[]): void {
+    for (const p of pending) p.settle(this.#lose(this.#failure?.reason ?? 'write_failed', this.#failure?.error));
+  }
+
+  /** Counts one lost record into the gap; the error to reject with, if fail-closed. */
+  #lose(reason: AuditUnavailableReason, error?: string): AuditUnavailableError | undefined {
+    const gap = this.#openGap(reason, error);
+    if (this.#config.onFailure === 'open') {
+      gap.dropped++;
+      this.#counts.dropped++;
+      return undefined;
+    }
+    gap.rejected++;
+    this.#counts.rejected++;
+    return new AuditUnavailableError(reason, error);
+  }
+
+  #openGap(reason: AuditUnavailableReason, error?: string): AuditGap {
+    if (this.#gap !== undefined) return this.#gap;
+    this.#gap = { since: this.#now(), reason, dropped: 0, rejected: 0, ...(error === undefined ? {} : { error }) };
+    const open = this.#config.onFailure === 'open';
+    this.#logger.error(
+      open ? 'audit: ALARM records are being dropped (onFailure: open)' : 'audit: ALARM refusing calls, audit records cannot be written (onFailure: closed)',
+      { reason, error, dir: this.#config.dir, file: this.#config.file },
+    );
+    return this.#gap;
+  }
+
+  #recovered(gap: AuditGap): void {
+    this.#logger.warn('audit: writing again; the gap is recorded as an audit_gap event', {
+      reason: gap.reason,
+      dropped: gap.dropped,
+      rejected: gap.rejected,
+      durationMs: this.#now() - gap.since,
+    });
+  }
+}
