@@ -2,7 +2,9 @@
 // reload), the rate limiter (memory or Redis), the enforcer, and the policy-swap
 // notifications to clients whose visible lists changed.
 import { Redis } from 'ioredis';
+import type { EventAuditRecord } from './audit/audit-record.ts';
 import type { Catalog } from './catalog/catalog.ts';
+import type { JsonObject } from './jsonrpc/message.ts';
 import type { GatewayConfig } from './config/types.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './limits/rate-limiter.ts';
 import type { Logger } from './logger.ts';
@@ -26,8 +28,12 @@ export function createLimiter(config: GatewayConfig): RateLimiter {
   return createRedisRateLimiter(redis, { prefix: config.rateLimits.prefix });
 }
 
-export function createEnforcement(config: GatewayConfig, deps: { catalog: Catalog; notifier: Notifier; logger: Logger }): Enforcement {
+export function createEnforcement(
+  config: GatewayConfig,
+  deps: { catalog: Catalog; notifier: Notifier; logger: Logger; event?: (event: EventAuditRecord['event'], detail: JsonObject) => void },
+): Enforcement {
   const { logger, catalog, notifier } = deps;
+  const event = deps.event ?? ((): void => undefined);
   if (!config.policy) {
     logger.warn('no policy configured: every caller may see and call every tool; configure `policy` to enforce rules');
     const limiter = createLimiter(config);
@@ -37,7 +43,9 @@ export function createEnforcement(config: GatewayConfig, deps: { catalog: Catalo
   // a Redis client made before it would keep `gatehouse serve` from exiting.
   const policy = startPolicyRuntime({ ...config.policy, logger });
   const limiter = createLimiter(config);
+  policy.onReject((issues) => event('policy_rejected', { dir: config.policy!.dir, issues }));
   policy.onSwap((before, after) => {
+    event('policy_reloaded', { dir: config.policy!.dir, from: before.version, to: after.version, rules: after.rules.length });
     for (const listener of notifier.all()) {
       if (!listener.principal) continue;
       changedLists(catalog, listener.principal, before, after).then(
@@ -50,7 +58,8 @@ export function createEnforcement(config: GatewayConfig, deps: { catalog: Catalo
   });
   // A quarantined (or released) pinned tool leaves (or rejoins) the lists of everyone who may
   // see it, and its upstream said nothing: we are the only ones who can tell them.
-  const onQuarantineChange: QuarantineChange = (tool) => {
+  const onQuarantineChange: QuarantineChange = (tool, quarantined) => {
+    event('tool_quarantined', { tool: tool.name, upstream: tool.upstream, quarantined });
     const action = { kind: 'tool' as const, upstream: tool.upstream, name: tool.name, upstreamName: tool.upstreamName };
     for (const listener of notifier.all()) {
       if (!listener.wants.has('tools') || !listener.principal) continue;

@@ -4,7 +4,9 @@
 // completed request is written before its response is sent when the sink says so.
 import { randomBytes } from 'node:crypto';
 import type { Reply } from './call-handlers.ts';
+import type { AuditBodies } from './audit/audit-body.ts';
 import type { AuditOutcome, AuditTrail } from './audit/audit-record.ts';
+import { buildRequestRecord } from './audit/request-record.ts';
 import type { HeaderLookup } from './headers/param-headers.ts';
 import type { Principal } from './identity/principal.ts';
 import type { Call } from './jsonrpc/call.ts';
@@ -21,10 +23,6 @@ export interface Observation {
   startedAt: number;
   time: string;
   span: RequestSpan;
-}
-
-export interface RequestRecordBuilder {
-  (call: Call, reply: Reply, o: Observation, info: { outcome: AuditOutcome; errorCode?: number; durationMs: number; responseBytes?: number }): import('./audit/audit-record.ts').RequestAuditRecord;
 }
 
 export interface Observer {
@@ -49,7 +47,7 @@ export function outcomeOf(reply: Reply | 'cancelled'): { outcome: AuditOutcome; 
   return { outcome, errorCode: error.code, errorMessage: error.message };
 }
 
-export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; buildRecord?: RequestRecordBuilder; logger: Logger }): Observer {
+export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger }): Observer {
   const { tracing, metrics, audit, logger } = deps;
   const observer: Observer = {
     metrics,
@@ -109,13 +107,21 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
       });
       if (denied && call.decision) metrics?.recordPolicyDenial(call.decision.ruleId);
       if (finalOutcome === 'rate_limited' && call.decision) metrics?.recordRateLimited(call.decision.ruleId);
-      if (!audit || !deps.buildRecord) return;
-      const rec = deps.buildRecord(call, reply === 'cancelled' ? ok({}) : reply, o, {
-        outcome: finalOutcome,
-        ...(errorCode !== undefined ? { errorCode } : {}),
-        durationMs: Math.round(durationMs * 1000) / 1000,
-        ...(responseBytes !== undefined ? { responseBytes } : {}),
-      });
+      if (!audit || !deps.bodies) return;
+      const rec = buildRequestRecord(
+        call,
+        reply === 'cancelled' ? ok({}) : reply,
+        {
+          requestId: o.requestId,
+          time: o.time,
+          ...(o.span.traceId ? { traceId: o.span.traceId } : {}),
+          outcome: finalOutcome,
+          ...(errorCode !== undefined ? { errorCode } : {}),
+          durationMs: Math.round(durationMs * 1000) / 1000,
+          ...(responseBytes !== undefined ? { responseBytes } : {}),
+        },
+        deps.bodies,
+      );
       await audit.record(rec).catch((e: unknown) => logger.error('audit record not written', { requestId: o.requestId, error: (e as Error).message }));
     },
   };

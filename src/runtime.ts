@@ -7,6 +7,10 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Catalog } from './catalog/catalog.ts';
 import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from './observer.ts';
+import { createAuditBodies } from './audit/audit-body.ts';
+import type { EventAuditRecord } from './audit/audit-record.ts';
+import { openAuditTrail } from './audit/audit-trail.ts';
+import type { JsonObject } from './jsonrpc/message.ts';
 import { createMetrics } from './telemetry/metrics.ts';
 import { createTracing } from './telemetry/tracing.ts';
 import { GATEWAY_SERVER_INFO } from './transport/era-result.ts';
@@ -59,16 +63,40 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const catalog = new Catalog(config, upstreams, logger, cursorSecret);
   const notifier = new Notifier();
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
-  const enforcement = createEnforcement(config, { catalog, notifier, logger });
+  const audit = await openAuditTrail(config.audit, { logger });
+  // Notable events go to the trail too; a refused event write is logged, never thrown.
+  const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
+    void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));
+  };
+  let enforcement: ReturnType<typeof createEnforcement>;
+  try {
+    enforcement = createEnforcement(config, { catalog, notifier, logger, event });
+  } catch (e) {
+    await audit.close();
+    throw e;
+  }
+  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: enforcement.policy?.current().version ?? null });
+  for (const u of upstreams) {
+    u.onEvent((ev) => {
+      if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
+    });
+  }
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
-  const metrics = createMetrics({ upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])), logger });
-  const observer = createObserver({ tracing, metrics, logger });
+  const metrics = createMetrics({
+    upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
+    auditStats: () => {
+      const st = audit.stats();
+      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped };
+    },
+    logger,
+  });
+  const observer = createObserver({ tracing, metrics, audit, bodies: createAuditBodies(config.audit), logger });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
   if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
-  const approvals = createApprovals(config.approvals, { logger, authenticate });
+  const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => event(name, detail as unknown as JsonObject) });
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
   const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
   const app = buildApp({ config, upstreams, mcp, metrics, extraRoutes: [approvals.routes] });
@@ -96,6 +124,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       sessions.close();
       await enforcement.close();
       await approvals.close();
+      await audit.close();
       await tracing.shutdown().catch(() => undefined);
       await Promise.all(upstreams.map((u) => u.close()));
     },

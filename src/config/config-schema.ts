@@ -9,6 +9,7 @@
 // failing keyword of the schema object it sits in.
 
 import { APPROVALS_CONFIG_SCHEMA } from '../approvals/approvals-config-schema.ts';
+import { AUDIT_CONFIG_SCHEMA } from '../audit/audit-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
 import {
@@ -135,6 +136,7 @@ export const CONFIG_SCHEMA = {
     validation: VALIDATION_CONFIG_SCHEMA,
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
+    audit: AUDIT_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -272,6 +274,7 @@ export interface RawConfig {
   validation?: RawValidationConfig;
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
+  audit?: unknown;
   upstreams: RawUpstream[];
 }
 

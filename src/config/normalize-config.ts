@@ -7,6 +7,7 @@ import type { RawConfig, RawDuration, RawUpstream } from './config-schema.ts';
 import { toPointer } from './config-error.ts';
 import { durationMs, MAX_DURATION_MS } from './duration.ts';
 import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
+import { normalizeAuditConfig } from '../audit/audit-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
@@ -98,6 +99,8 @@ export function normalizeConfig(
     },
     identity: undefined,
     approvals: undefined,
+    // Filled just below; a failure there is an issue, and issues stop the boot.
+    audit: undefined as unknown as GatewayConfig["audit"],
     policy: raw.policy === undefined
       ? undefined
       : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
@@ -105,6 +108,9 @@ export function normalizeConfig(
     rateLimits: normalizeRateLimits(raw, issues),
     upstreams,
   };
+  const audit = normalizeAuditConfig(raw.audit, baseDir);
+  if (audit.ok) config.audit = audit.value;
+  else for (const i of audit.error) issues.push({ path: `/audit${i.path}`, message: i.message });
   if (raw.approvals !== undefined) {
     const approvals = normalizeApprovalsConfig(raw.approvals, baseDir);
     if (approvals.ok) config.approvals = approvals.value;

@@ -1,6 +1,7 @@
 // The validated, fully defaulted, frozen configuration (design.md house style 4).
 // Produced once at boot by load-config.ts; runtime code never checks for a missing optional.
 import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
+import type { AuditConfig } from '../audit/audit-config.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
 
 export interface HttpUpstreamConfig {
@@ -108,5 +109,7 @@ export interface GatewayConfig {
   rateLimits: { store: 'memory' } | { store: 'redis'; redisUrl: string; prefix: string };
   /** Unset: only the calling-user channel, on one replica (see docs/approvals.md). */
   approvals: ApprovalsConfig | undefined;
+  /** On by default: JSON Lines beside the config file (see docs/audit.md). */
+  audit: AuditConfig;
   upstreams: readonly UpstreamConfig[];
 }
