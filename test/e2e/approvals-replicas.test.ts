@@ -1,0 +1,101 @@
+// Two gateway replicas sharing approvals through a real Redis: a call waiting on replica A
+// is approved through replica B's console API and runs on A at once; a single-use MRTR state
+// minted by A cannot be replayed on B.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_CSRF_HEADER, CONSOLE_CSRF_VALUE } from '../../src/approvals/console-routes.ts';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { freePort, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { startRedis, type TestRedis } from '../harness/redis.ts';
+
+const CALLER = 'replica-caller-key-0123456789abcdef';
+const APPROVER = 'replica-approver-key-0123456789abcd';
+const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
+const ELICIT = { elicitation: { form: {} } };
+
+let redis: TestRedis;
+let upstream: ModernUpstream;
+let a: TestGateway;
+let b: TestGateway;
+
+async function replica(dir: string, redisUrl: string): Promise<TestGateway> {
+  const port = await freePort();
+  return startTestGateway(
+    `
+identity:
+  resource: http://gatehouse.test/mcp
+  apiKeys:
+    - { id: caller, sha256: "${sha(CALLER)}", subject: bob }
+    - { id: approver, sha256: "${sha(APPROVER)}", subject: carol, groups: [approvers] }
+policy: { dir: "${dir}" }
+approvals:
+  keys: ["${'2'.repeat(64)}"]
+  store: redis
+  redisUrl: ${redisUrl}
+  publicUrl: http://127.0.0.1:${port}
+  console: { approvers: { groups: [approvers] } }
+upstreams:
+  - { name: up, url: "${upstream.url}" }
+`,
+    process.env,
+    { port },
+  );
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  upstream = await startModernUpstream({ name: 'up' });
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-replicas-'));
+  writeFileSync(
+    join(dir, 'rules.yaml'),
+    `rules:
+  - { id: echo-console, effect: approve, when: { tool: [up__echo] }, approval: { approver: console, timeout: 30s } }
+  - { id: add-user, effect: approve, when: { tool: [up__add] }, approval: { approver: user } }
+`,
+  );
+  a = await replica(dir, redis.url);
+  b = await replica(dir, redis.url);
+  await Promise.all([a.waitUp(), b.waitUp()]);
+});
+
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+  await upstream?.close();
+  await redis?.stop();
+});
+
+describe('approvals across replicas', () => {
+  it('a call waiting on A runs when an approver decides on B', async () => {
+    const pending = postJson(a.url, modernBody(1, 'tools/call', { name: 'up__echo', arguments: { message: 'from A' } }), modernHeaders('tools/call', 'up__echo', { 'x-api-key': CALLER }));
+    const originB = new URL(b.url).origin;
+    let id: string | undefined;
+    const end = Date.now() + 10_000;
+    while (!id && Date.now() < end) {
+      const list = await (await fetch(`${originB}/approvals/api/pending`, { headers: { authorization: `Bearer ${APPROVER}` } })).json();
+      id = (list.approvals as { id: string; name: string }[] | undefined)?.find((p) => p.name === 'up__echo')?.id;
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(id).toBeDefined();
+    const decided = await fetch(`${originB}/approvals/${id}/decision`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${APPROVER}`, 'content-type': 'application/json', [CONSOLE_CSRF_HEADER]: CONSOLE_CSRF_VALUE, origin: originB },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    expect((await pending).json.result.structuredContent).toEqual({ message: 'from A' });
+  });
+
+  it('an MRTR approval used on A cannot be replayed on B', async () => {
+    const call = (gw: TestGateway, id: number, extra: Record<string, unknown> = {}) =>
+      postJson(gw.url, modernBody(id, 'tools/call', { name: 'up__add', arguments: { a: 1, b: 2 }, ...extra }, ELICIT), modernHeaders('tools/call', 'up__add', { 'x-api-key': CALLER }));
+    const asked = await call(a, 2);
+    const state = asked.json.result.requestState as string;
+    const approve = { 'io.gatehouse/approval': { action: 'accept', content: { decision: 'approve' } } };
+    expect((await call(a, 3, { requestState: state, inputResponses: approve })).json.result.content).toEqual([{ type: 'text', text: '3' }]);
+    const replay = await call(b, 4, { requestState: state, inputResponses: approve });
+    expect(replay.json.error.message).toContain('already used');
+  });
+});
