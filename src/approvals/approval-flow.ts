@@ -27,7 +27,10 @@ export interface ApprovalDeps {
   defaultTimeoutMs: number;
   /** Channels configured besides "user" (which needs no configuration). */
   channels: ReadonlySet<ApprovalChannel>;
-  request(req: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>, opts: { signal: AbortSignal; timeoutMs?: number; onWaiting?: (elapsedMs: number) => void }): Promise<ApprovalOutcome>;
+  request(
+    req: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>,
+    opts: { signal: AbortSignal; timeoutMs?: number; onWaiting?: (elapsedMs: number) => void; onCreated?: (r: ApprovalRequest) => void },
+  ): Promise<ApprovalOutcome>;
   now(): number;
 }
 
@@ -97,13 +100,17 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
     {
       signal: call.signal,
       timeoutMs,
+      // The approval's id goes into the call's audit record and span.
+      onCreated: (r) => {
+        call.approval = { channel, decision: 'requested', id: r.id };
+      },
       // Progress keeps the client's stream alive while a person decides (issue: webhook).
       ...(typeof progressToken === 'string' || typeof progressToken === 'number'
         ? { onWaiting: (ms: number) => call.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: Math.round(ms / 1000), message: `waiting for approval (${channel})` } }) }
         : {}),
     },
   );
-  call.approval = { channel, decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}) };
+  call.approval = { channel, decision: outcome.decision, ...(call.approval?.id ? { id: call.approval.id } : {}), ...(outcome.by ? { by: outcome.by } : {}) };
   switch (outcome.decision) {
     case 'approved':
       return ok({ kind: 'forward', params: call.params });

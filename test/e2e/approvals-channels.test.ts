@@ -3,7 +3,7 @@
 // Chromium. The client's call waits (progress keeps its stream alive), and nothing reaches
 // the upstream before the decision; timeouts fail closed.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,3 +153,21 @@ describe('console approver in Chromium', () => {
     expect(r.status).toBe(403);
   });
 });
+
+describe('the record of approvals', () => {
+  it('audits every request for approval and every decision, and ties the call record to the approval id', () => {
+    const recs = readFileSync(join(gw.config.audit.dir, gw.config.audit.file), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const requested = recs.filter((r) => r.event === 'approval_requested');
+    const decided = recs.filter((r) => r.event === 'approval_decided');
+    expect(requested.map((r) => r.detail.channel).sort()).toEqual(['console', 'webhook', 'webhook']);
+    expect(decided.map((r) => [r.detail.channel, r.detail.decision, r.detail.by]).sort()).toEqual([
+      ['console', 'approved', 'carol'],
+      ['webhook', 'approved', 'oncall'],
+      ['webhook', 'expired', 'gatehouse'],
+    ]);
+    const echoCall = recs.find((r) => r.type === 'request' && r.name === 'up__echo')!;
+    expect(echoCall.approval).toMatchObject({ channel: 'console', decision: 'approved', approver: 'carol' });
+    expect(decided.some((r) => r.detail.id === echoCall.approval.id)).toBe(true);
+  });
+});
+
