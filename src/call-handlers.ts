@@ -71,10 +71,11 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
   const gate = async (call: Call, target: CallTarget, validate?: () => GatewayError | undefined): Promise<Result<FlowStep | undefined, GatewayError>> => {
     const g = await enforcer.gate(call.principal, target);
     if (!g.ok) {
-      call.decision = { effect: g.error.kind === 'rate_limited' ? 'allow' : 'deny', ruleId: g.error.kind === 'rate_limited' ? g.error.ruleId : 'hidden', reason: g.error.kind };
+      call.decision = g.error.kind === 'rate_limited' ? { effect: 'allow', ruleId: g.error.ruleId, reason: 'rate limited' } : { effect: 'deny', ruleId: 'error', reason: g.error.kind };
       return g;
     }
     call.decision = g.value;
+    if (g.value.effect === 'deny') return err(unknownError(target));
     // Validation after the decision, so a hidden tool never answers "invalid arguments",
     // and before any approval, so nobody is asked to approve a call that cannot run.
     const invalid = validate?.();

@@ -1,12 +1,14 @@
 // Process edge: argv -> command. Nothing here writes to stdout except usage text.
 import { auditCommand } from './cli/audit-command.ts';
 import { policyCommand } from './cli/policy-command.ts';
+import { keyCommand } from './cli/key-command.ts';
 import { serveCommand } from './cli/serve.ts';
 
 const USAGE = `gatehouse — an MCP gateway
 
 usage:
   gatehouse serve --config FILE [--host HOST] [--port PORT]
+  gatehouse key hash [--prefixed] < key      (prints the SHA-256 to put in identity.apiKeys)
   gatehouse policy check|explain|test|pin ...   (gatehouse policy help)
   gatehouse audit verify|tail|query ...         (gatehouse audit help)
 `;
@@ -21,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
       return serveCommand(rest);
     case 'policy':
       return policyCommand(rest);
+    case 'key':
+      return keyCommand(rest);
     case 'audit':
       return auditCommand(rest);
     case undefined:

@@ -29,7 +29,9 @@ export interface Observer {
   begin(req: { method: string; era: Era; headers: HeaderLookup; meta?: JsonObject; rpcId?: RequestId; protocolVersion?: string; sessionId?: string }): Observation;
   /** Refuses calls while the audit trail cannot record them (fail-closed mode). */
   admit(): Result<void, GatewayError>;
-  finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): Promise<void>;
+  /** Resolves false when the audit record could not be written (fail-closed mode): the
+   * response must then not carry the result. */
+  finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): Promise<boolean>;
   /** A request refused before it became a call (bad headers, unknown method, audit down). */
   rejected(req: { method: string; era: Era; rpcId?: RequestId; headers: HeaderLookup; principal: Principal; meta?: JsonObject }, error: GatewayError): Promise<void>;
   metrics: Metrics | undefined;
@@ -103,11 +105,12 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         ...(call.target ? { upstream: call.target.upstream, tool: call.target.name } : {}),
         outcome: finalOutcome,
         durationMs,
-        ...(call.upstreamMs !== undefined ? { upstreamMs: call.upstreamMs } : {}),
+        // Time waiting on upstreams and on people is not the gateway's own overhead.
+        ...(call.upstreamMs !== undefined || call.approvalWaitMs !== undefined ? { upstreamMs: (call.upstreamMs ?? 0) + (call.approvalWaitMs ?? 0) } : {}),
       });
       if (denied && call.decision) metrics?.recordPolicyDenial(call.decision.ruleId);
       if (finalOutcome === 'rate_limited' && call.decision) metrics?.recordRateLimited(call.decision.ruleId);
-      if (!audit || !deps.bodies) return;
+      if (!audit || !deps.bodies) return true;
       const rec = buildRequestRecord(
         call,
         reply === 'cancelled' ? ok({}) : reply,
@@ -122,7 +125,14 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         },
         deps.bodies,
       );
-      await audit.record(rec).catch((e: unknown) => logger.error('audit record not written', { requestId: o.requestId, error: (e as Error).message }));
+      // A fail-open sink never rejects; a rejection means fail closed: nothing unrecorded leaves.
+      return audit.record(rec).then(
+        () => true,
+        (e: unknown) => {
+          logger.error('audit record not written; withholding the response', { requestId: o.requestId, error: (e as Error).message });
+          return false;
+        },
+      );
     },
   };
   return observer;

@@ -82,7 +82,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     });
   }
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
+  let pendingApprovals = 0;
   const metrics = createMetrics({
+    pendingApprovals: () => pendingApprovals,
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
@@ -96,7 +98,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
   if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
-  const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => event(name, detail as unknown as JsonObject) });
+  const approvalEvent = (name: 'approval_requested' | 'approval_decided', detail: JsonObject): void => {
+    // A calling user's MRTR question may never be answered; only webhook and console
+    // approvals are held open here.
+    if (detail.channel !== 'user') pendingApprovals = Math.max(0, pendingApprovals + (name === 'approval_requested' ? 1 : -1));
+    event(name, detail);
+  };
+  const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
+  approvals.deps.event = approvalEvent;
+  catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
   const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
   const app = buildApp({ config, upstreams, mcp, metrics, extraRoutes: [approvals.routes] });

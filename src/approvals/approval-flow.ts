@@ -16,6 +16,7 @@ import {
   canElicitForm,
   declinedResult,
   forwardedParams,
+  newUserApprovalId,
   readAnswer,
   verifyModernRetry,
   type ApprovalTarget,
@@ -32,6 +33,8 @@ export interface ApprovalDeps {
     opts: { signal: AbortSignal; timeoutMs?: number; onWaiting?: (elapsedMs: number) => void; onCreated?: (r: ApprovalRequest) => void },
   ): Promise<ApprovalOutcome>;
   now(): number;
+  /** Audit events of the calling-user channel (the service emits those of the others). */
+  event?: (name: 'approval_requested' | 'approval_decided', detail: JsonObject) => void;
 }
 
 export type FlowStep = { kind: 'forward'; params: JsonObject } | { kind: 'reply'; result: JsonObject };
@@ -55,7 +58,9 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
   if (call.era === 'modern' && typeof state === 'string' && deps) {
     const v = await verifyModernRetry(deps.sealer, t, call.authContext, state, call.params.inputResponses, deps.now());
     if (!v.ok) return v;
-    call.approval = { channel: 'user', decision: v.value.kind === 'approved' ? 'approved' : 'denied', by: call.principal.subject };
+    const decision = v.value.kind === 'approved' ? 'approved' : 'denied';
+    call.approval = { channel: 'user', decision, by: call.principal.subject, ...(v.value.id ? { id: v.value.id } : {}) };
+    if (v.value.id) userEvent(deps, 'approval_decided', call, t, v.value.id, { decision, by: call.principal.subject });
     if (v.value.kind === 'declined') return ok({ kind: 'reply', result: declinedResult(t, v.value.reason) });
     return ok({ kind: 'forward', params: forwardedParams(call.params, v.value.upstreamState) });
   }
@@ -73,18 +78,30 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
   }
 
   if (channel === 'user' && call.era === 'modern') {
-    call.approval = { channel: 'user', decision: 'requested' };
-    return ok({ kind: 'reply', result: askModern(deps!.sealer, t, call.authContext, deps!.now(), timeoutMs) });
+    const id = newUserApprovalId();
+    call.approval = { channel: 'user', decision: 'requested', id };
+    userEvent(deps, 'approval_requested', call, t, id);
+    return ok({ kind: 'reply', result: askModern(deps!.sealer, t, call.authContext, deps!.now(), timeoutMs, id) });
   }
   if (channel === 'user') {
+    const id = newUserApprovalId();
+    userEvent(deps, 'approval_requested', call, t, id);
+    const started = performance.now();
     const answer = await call.elicit!(approvalQuestion(t), timeoutMs);
-    if (!answer.ok) return answer;
+    call.approvalWaitMs = performance.now() - started;
+    if (!answer.ok) {
+      userEvent(deps, 'approval_decided', call, t, id, { decision: 'expired', reason: answer.error.kind === 'approval_required' ? answer.error.message : answer.error.kind });
+      return answer;
+    }
     const verdict = readAnswer(answer.value);
-    call.approval = { channel: 'user', decision: verdict.kind === 'approved' ? 'approved' : 'denied', by: call.principal.subject };
+    const decision = verdict.kind === 'approved' ? 'approved' : 'denied';
+    call.approval = { channel: 'user', decision, by: call.principal.subject, id };
+    userEvent(deps, 'approval_decided', call, t, id, { decision, by: call.principal.subject });
     return verdict.kind === 'approved' ? ok({ kind: 'forward', params: call.params }) : ok({ kind: 'reply', result: declinedResult(t, verdict.reason) });
   }
 
   const progressToken = isJsonObject(call.params._meta) ? call.params._meta.progressToken : undefined;
+  const waitStarted = performance.now();
   const outcome = await deps!.request(
     {
       principal: { subject: call.principal.subject, authContext: call.authContext, groups: call.principal.groups },
@@ -110,6 +127,7 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
         : {}),
     },
   );
+  call.approvalWaitMs = performance.now() - waitStarted;
   call.approval = { channel, decision: outcome.decision, ...(call.approval?.id ? { id: call.approval.id } : {}), ...(outcome.by ? { by: outcome.by } : {}) };
   switch (outcome.decision) {
     case 'approved':
@@ -119,4 +137,20 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
     default:
       return err({ kind: 'approval_required', message: `No approval for ${t.name} (${outcome.decision}${outcome.reason ? `: ${outcome.reason}` : ''}); nothing was run.`, data: { rule: decision.ruleId, approver: channel } });
   }
+}
+
+function userEvent(deps: ApprovalDeps | undefined, name: 'approval_requested' | 'approval_decided', call: Call, t: FlowTarget, id: string, extra: JsonObject = {}): void {
+  deps?.event?.(name, {
+    id,
+    channel: 'user',
+    subject: call.principal.subject,
+    authContext: call.authContext,
+    method: t.method,
+    upstream: t.upstream,
+    name: t.name,
+    ruleId: t.ruleId,
+    argumentsDigest: argumentsDigest(t.arguments),
+    at: Date.now(),
+    ...extra,
+  });
 }

@@ -29,9 +29,15 @@ export interface ApprovalTarget {
   ruleId: string;
 }
 
-export type RetryVerdict = { kind: 'approved'; upstreamState?: string } | { kind: 'declined'; reason: string };
+export type RetryVerdict = { kind: 'approved'; upstreamState?: string; id?: string } | { kind: 'declined'; reason: string; id?: string };
 
 const MAX_SHOWN_ARGUMENTS = 4000;
+
+/** Unguessable id of one user approval: the single-use nonce in its sealed state, and the id
+ * its audit events and the call's record carry. */
+export function newUserApprovalId(): string {
+  return randomBytes(12).toString('base64url');
+}
 
 export function argumentsDigest(args: JsonObject): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex');
@@ -65,8 +71,8 @@ function binding(t: ApprovalTarget, authContext: string): JsonObject {
 }
 
 /** The MRTR interim result that asks the user. */
-export function askModern(sealer: StateSealer, t: ApprovalTarget, authContext: string, now: number, timeoutMs: number): JsonObject {
-  const state = sealer.seal({ k: 'ask', ...binding(t, authContext), x: now + timeoutMs, j: randomBytes(12).toString('base64url') });
+export function askModern(sealer: StateSealer, t: ApprovalTarget, authContext: string, now: number, timeoutMs: number, id: string = newUserApprovalId()): JsonObject {
+  const state = sealer.seal({ k: 'ask', ...binding(t, authContext), x: now + timeoutMs, j: id });
   return {
     resultType: 'input_required',
     inputRequests: { [APPROVAL_INPUT_KEY]: { method: 'elicitation/create', params: approvalQuestion(t) } },
@@ -109,7 +115,7 @@ export async function verifyModernRetry(
   if (s.k === 'cont') return ok({ kind: 'approved', ...(typeof s.s === 'string' ? { upstreamState: s.s } : {}) });
   if (s.k !== 'ask') return err(invalid('unknown kind'));
   const answer = isJsonObject(inputResponses) ? inputResponses[APPROVAL_INPUT_KEY] : undefined;
-  return ok(readAnswer(answer));
+  return ok({ ...readAnswer(answer), id: s.j });
 }
 
 /** An ElicitResult (modern inputResponses entry or legacy elicitation/create result). */

@@ -62,6 +62,7 @@ export class Catalog {
   private readonly byName: Map<string, Upstream>;
   private readonly memo = new Map<string, { gens: string; view: MergedView }>();
   private readonly lastView = new Map<string, MergedView>();
+  private lookupListener: ((kind: ListKind, hit: boolean) => void) | undefined;
   private readonly filteredCache = new LRUCache<string, { items: JsonObject[]; version: string }>({ max: 2000 });
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
@@ -85,6 +86,11 @@ export class Catalog {
         this.changed(kinds[0]!);
       });
     }
+  }
+
+  /** Told of every per-upstream list lookup: answered from the cache or not (metrics). */
+  onCacheLookup(listener: (kind: ListKind, hit: boolean) => void): void {
+    this.lookupListener = listener;
   }
 
   /** Called with the list kind whose merged content may have changed. */
@@ -143,6 +149,7 @@ export class Catalog {
   private async partWithin(u: Upstream, kind: ListKind, authContext: string, missing: { upstream: string; reason: string }[]): Promise<Part | undefined> {
     if (!this.offers(u, kind)) return undefined;
     const fresh = this.cache.fresh(u.name, kind, authContext);
+    this.lookupListener?.(kind, fresh !== undefined);
     if (fresh) return fresh;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((r) => {

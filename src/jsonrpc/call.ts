@@ -35,6 +35,8 @@ export interface Call {
   span?: RequestSpan;
   /** Milliseconds spent waiting on upstreams. */
   upstreamMs?: number;
+  /** Milliseconds spent waiting for a person's approval (not gateway overhead). */
+  approvalWaitMs?: number;
   /** The approval this call went through, for audit. */
   approval?: { channel: string; decision: string; by?: string; id?: string };
   /** Aborted when the client disconnects (modern) or cancels (legacy). */

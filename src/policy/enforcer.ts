@@ -133,7 +133,9 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
     visible,
     async gate(principal, target) {
       const p = policy.current();
-      if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) return err(unknownError(target));
+      if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) {
+        return ok({ effect: 'deny', ruleId: 'quarantine', reason: `${target.name} is quarantined: its definition no longer matches its pin` });
+      }
       const decision = p.decide(principal, {
         kind: target.kind,
         operation: 'call',
@@ -143,7 +145,8 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
         ...(target.arguments ? { arguments: target.arguments } : {}),
         ...(target.params ? { params: target.params } : {}),
       });
-      if (decision.effect === 'deny') return err(unknownError(target));
+      // The caller turns deny into the unknown-name error; the decision keeps its rule id for audit.
+      if (decision.effect === 'deny') return ok(decision);
       for (const rl of decision.rateLimits ?? []) {
         let outcome;
         try {

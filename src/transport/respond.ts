@@ -110,11 +110,15 @@ export function dispatch(
         opts.onDone?.();
         return;
       }
-      const { status, body } = finalMessage(full, reply);
-      const text = JSON.stringify(body);
+      let { status, body } = finalMessage(full, reply);
+      let text = JSON.stringify(body);
       // The record of a completed request is written before its response leaves (issue:
-      // audit); the sink decides how durable "written" is.
-      await observe?.observer.finish(full, reply, observe.observation, Buffer.byteLength(text));
+      // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
+      const recorded = (await observe?.observer.finish(full, reply, observe.observation, Buffer.byteLength(text))) ?? true;
+      if (!recorded) {
+        ({ status, body } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
+        text = JSON.stringify(body);
+      }
       if (sse) {
         sse.sendText(text);
         sse.close();

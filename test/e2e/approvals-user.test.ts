@@ -3,7 +3,7 @@
 // refusal (tampered, replayed, re-targeted, other principal, expired), and a client that
 // cannot elicit. Nothing may reach the upstream before "approve".
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -152,3 +152,18 @@ describe('a legacy client approves through elicitation/create', () => {
     await client.close();
   });
 });
+
+describe('the record of user approvals', () => {
+  it('audits each question and each answer of the calling-user channel, tied to the call records', () => {
+    const recs = readFileSync(join(gw.config.audit.dir, gw.config.audit.file), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const asked = recs.filter((r) => r.event === 'approval_requested' && r.detail.channel === 'user');
+    const answered = recs.filter((r) => r.event === 'approval_decided' && r.detail.channel === 'user');
+    expect(asked.length).toBeGreaterThanOrEqual(6);
+    expect(answered.map((r) => r.detail.decision)).toEqual(expect.arrayContaining(['approved', 'denied']));
+    const approvedCall = recs.find((r) => r.type === 'request' && r.approval?.decision === 'approved' && r.era === 'modern')!;
+    expect(approvedCall.approval).toMatchObject({ channel: 'user', approver: 'alice' });
+    expect(asked.some((r) => r.detail.id === approvedCall.approval.id)).toBe(true);
+    expect(answered.some((r) => r.detail.id === approvedCall.approval.id && r.detail.decision === 'approved')).toBe(true);
+  });
+});
+

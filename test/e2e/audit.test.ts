@@ -92,7 +92,7 @@ describe('audit records', () => {
   it('records a denied call as denied (the client saw an unknown tool) and redacts secrets in arguments', async () => {
     const res = await postJson(gw.url, modernBody(42, 'tools/call', { name: 'up__query', arguments: { region: 'us-east', query: 'x' } }), headers('tools/call', 'up__query', { 'mcp-param-region': 'us-east' }));
     expect(res.json.error.message).toBe('Unknown tool: up__query');
-    expect(lines().find((r) => r.rpcId === 42)).toMatchObject({ outcome: 'denied', errorCode: -32602, decision: { effect: 'deny' }, params: { 'Mcp-Param-Region': 'us-east' } });
+    expect(lines().find((r) => r.rpcId === 42)).toMatchObject({ outcome: 'denied', errorCode: -32602, decision: { effect: 'deny', ruleId: 'default' }, params: { 'Mcp-Param-Region': 'us-east' } });
     await postJson(gw.url, modernBody(43, 'tools/call', { name: 'up__echo', arguments: { message: 'hi', password: 'hunter2' } }), headers('tools/call', 'up__echo'));
     const echo = lines().find((r) => r.rpcId === 43)!;
     expect(echo.arguments.redacted.password).toBe('[REDACTED]');

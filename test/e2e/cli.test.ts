@@ -2,6 +2,7 @@
 // every problem named by file, path and expectation; a good one serves until SIGTERM, then
 // exits 0 and takes its stdio children with it (design.md §1, house style 9: logs to stderr).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -124,5 +125,12 @@ describe('gatehouse serve with a valid config', () => {
     const logs = r.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'gatehouse listening', url: `http://127.0.0.1:${port}/mcp` }));
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'shutting down', signal: 'SIGTERM' }));
+  });
+});
+
+describe('gatehouse key hash', () => {
+  it('prints the SHA-256 of a key read from stdin, the form identity.apiKeys stores', () => {
+    const out = execFileSync(process.execPath, [join(REPO_ROOT, 'bin/gatehouse.js'), 'key', 'hash'], { input: 'k3y-0123456789abcdefghijklmnopqrstu\n', encoding: 'utf8' });
+    expect(out.trim()).toBe(createHash('sha256').update('k3y-0123456789abcdefghijklmnopqrstu').digest('hex'));
   });
 });

@@ -95,5 +95,8 @@ describe('metrics', () => {
     expect(text).toMatch(/gatehouse_upstream_up\{upstream="m"\} 1/);
     expect(text).toMatch(/gatehouse_upstream_request_duration_seconds_count\{upstream="m",method="tools\/call"\} \d+/);
     expect(text).toMatch(/gatehouse_request_overhead_seconds_count\{method="tools\/call"\} \d+/);
+    expect(text).toMatch(/gatehouse_approvals_pending 0/);
+    // Calls route by the cached list: each resolves without refetching (a cache hit).
+    expect(Number(/gatehouse_cache_hits_total\{kind="tools"\} (\d+)/.exec(text)?.[1])).toBeGreaterThan(0);
   });
 });
