@@ -85,6 +85,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   let pendingApprovals = 0;
   const metrics = createMetrics({
     pendingApprovals: () => pendingApprovals,
+    isExposedTool: (name) => catalog.exposes('tools', name),
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();

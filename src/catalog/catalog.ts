@@ -260,6 +260,12 @@ export class Catalog {
     return routeResourceUri(uri, resources.index, owners, withResources);
   }
 
+  /** Whether some caller's current merged list exposes this name (bounds metric labels). */
+  exposes(kind: 'tools' | 'prompts', name: string): boolean {
+    for (const [key, view] of this.lastView) if (key.startsWith(`${kind}\u0000`) && view.index.has(name)) return true;
+    return false;
+  }
+
   /** Drops one upstream's cached list, e.g. after it rejected our Mcp-Param-* headers. */
   invalidate(upstream: string, kind: ListKind): void {
     this.cache.invalidate(upstream, kind);
