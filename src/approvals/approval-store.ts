@@ -12,6 +12,7 @@
 // outcomes.
 import type { ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { createDecisionWaiters } from './decision-waiters.ts';
 
 export interface StoredApproval {
   request: ApprovalRequest;
@@ -55,7 +56,7 @@ export function createMemoryApprovalStore(opts: { now?: () => number } = {}): Ap
   const now = opts.now ?? Date.now;
   const records = new Map<string, StoredApproval>();
   const markers = new Map<string, number>();
-  const waiters = new Map<string, Set<(outcome: ApprovalOutcome) => void>>();
+  const waiters = createDecisionWaiters();
 
   // Sweeps run on writes, so an idle gateway holds at most what it last saw.
   const sweep = (): void => {
@@ -93,9 +94,7 @@ export function createMemoryApprovalStore(opts: { now?: () => number } = {}): Ap
       if (r.outcome !== undefined) return err({ kind: 'already_decided', outcome: r.outcome });
       if (!isClosingDecision(outcome) && r.request.expiresAt <= outcome.at) return err({ kind: 'expired' });
       r.outcome = outcome;
-      const waiting = waiters.get(id);
-      waiters.delete(id);
-      for (const resolve of waiting ?? []) resolve(outcome);
+      waiters.settle(id, outcome);
       return ok(outcome);
     },
     async consumeOnce(key, ttlMs) {
@@ -109,22 +108,7 @@ export function createMemoryApprovalStore(opts: { now?: () => number } = {}): Ap
     waitForDecision(id, signal) {
       const decided = records.get(id)?.outcome;
       if (decided !== undefined) return Promise.resolve(decided);
-      if (signal.aborted) return Promise.resolve(undefined);
-      return new Promise((resolve) => {
-        const set = waiters.get(id) ?? new Set();
-        waiters.set(id, set);
-        const onDecision = (outcome: ApprovalOutcome): void => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
-        };
-        const onAbort = (): void => {
-          set.delete(onDecision);
-          if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
-          resolve(undefined);
-        };
-        set.add(onDecision);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
+      return waiters.wait(id, signal);
     },
     async close() {
       records.clear();

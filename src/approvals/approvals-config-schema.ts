@@ -3,22 +3,10 @@
 // secrets and URLs are checked in approvals-config.ts, after ${ENV} interpolation, with
 // messages that never echo the value (a schema `pattern` error would print the secret).
 // `errorMessage` is the non-standard annotation the gateway schema uses (config-schema.ts).
-import { DURATION_PATTERN, MAX_DURATION_MS } from '../config/duration.ts';
+import { defaultedDurationSchema, type RawDuration } from '../config/duration.ts';
 
 export const APPROVAL_STORES = ['memory', 'redis'] as const;
 export type ApprovalStoreKind = (typeof APPROVAL_STORES)[number];
-
-function duration(description: string, fallback: string): Record<string, unknown> {
-  return {
-    description: `${description} Default ${fallback}.`,
-    default: fallback,
-    type: ['integer', 'string'],
-    minimum: 0,
-    maximum: MAX_DURATION_MS,
-    pattern: DURATION_PATTERN,
-    errorMessage: 'expected a duration like "5m" or a number of milliseconds',
-  };
-}
 
 const NAMES = { type: 'array', items: { type: 'string', minLength: 1 } };
 
@@ -36,7 +24,7 @@ export const APPROVALS_CONFIG_SCHEMA = {
       minItems: 1,
       items: { type: 'string' },
     },
-    timeout: duration('How long a call waits for a decision when its rule sets no `approval.timeout`; then it fails closed (expired).', '5m'),
+    timeout: defaultedDurationSchema('How long a call waits for a decision when its rule sets no `approval.timeout`; then it fails closed (expired).', '5m', '5m'),
     maxPending: {
       description: 'Pending approvals at most (across replicas when in Redis); a call beyond it is refused at once. Default 1000.',
       type: 'integer',
@@ -73,7 +61,7 @@ export const APPROVALS_CONFIG_SCHEMA = {
           type: 'string',
           minLength: 1,
         },
-        timeout: duration('How long one delivery attempt may take.', '10s'),
+        timeout: defaultedDurationSchema('How long one delivery attempt may take.', '10s', '5m'),
         retries: {
           description: 'Further attempts after a delivery fails (network error, timeout, 408, 429, 5xx), with backoff; then the call fails closed. Default 2.',
           type: 'integer',
@@ -114,16 +102,14 @@ export const APPROVALS_CONFIG_SCHEMA = {
   },
 } as const;
 
-export type RawDurationValue = string | number;
-
 export interface RawApprovalsConfig {
   keys: string[];
-  timeout?: RawDurationValue;
+  timeout?: RawDuration;
   maxPending?: number;
   store?: ApprovalStoreKind;
   redisUrl?: string;
   prefix?: string;
   publicUrl?: string;
-  webhook?: { url: string; secret: string; timeout?: RawDurationValue; retries?: number; redact?: boolean };
+  webhook?: { url: string; secret: string; timeout?: RawDuration; retries?: number; redact?: boolean };
   console?: { approvers: { subjects?: string[]; groups?: string[] }; allowSelfApproval?: boolean };
 }

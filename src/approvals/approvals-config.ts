@@ -4,10 +4,10 @@
 // URLs are judged here, and no message ever repeats a key or secret. Mounting the schema
 // under `approvals:` and prefixing issue paths with `/approvals` is left to config/.
 import { deepFreeze } from '../config/deep-freeze.ts';
-import { durationMs } from '../config/duration.ts';
+import { durationMs, durationTooLong } from '../config/duration.ts';
 import { isHttpUrl, isSecureOrLoopback } from '../identity/http-url.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
-import { createSchemaCheck } from '../policy/policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { APPROVALS_CONFIG_SCHEMA, type RawApprovalsConfig } from './approvals-config-schema.ts';
 
 export { APPROVALS_CONFIG_SCHEMA } from './approvals-config-schema.ts';
@@ -72,7 +72,7 @@ export function normalizeApprovalsConfig(raw: unknown, _baseDir: string): Result
   const ms = (value: string | number | undefined, fallback: string, path: string): number => {
     const result = durationMs(value ?? fallback);
     if (result !== undefined && result > 0) return result;
-    issue(path, result === undefined ? 'duration too long (at most 2147483647ms, about 24.8 days)' : 'expected a duration above 0');
+    issue(path, result === undefined ? durationTooLong(value ?? fallback) : 'expected a duration above 0');
     return 1;
   };
 

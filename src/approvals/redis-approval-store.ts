@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { err, ok } from '../jsonrpc/result.ts';
 import type { ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import { DECIDED_RETENTION_MS, isClosingDecision, type ApprovalStore, type StoredApproval } from './approval-store.ts';
+import { createDecisionWaiters } from './decision-waiters.ts';
 
 // KEYS[1] record, KEYS[2] pending index; ARGV outcome JSON, at, closing ("1"/"0"), id, channel.
 const DECIDE_SCRIPT = `
@@ -44,7 +45,6 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
   const recordKey = (id: string): string => `${prefix}a:${id}`;
   const pendingKey = `${prefix}pending`;
   const channel = `${prefix}decided`;
-  const waiters = new Map<string, Set<(outcome: ApprovalOutcome) => void>>();
   let subscriber: Redis | undefined;
   let subscribed: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
@@ -57,21 +57,16 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
     return { request: JSON.parse(request) as ApprovalRequest, outcome: outcome ? (JSON.parse(outcome) as ApprovalOutcome) : undefined };
   };
 
-  const notify = (id: string, outcome: ApprovalOutcome): void => {
-    const set = waiters.get(id);
-    waiters.delete(id);
-    for (const resolve of set ?? []) resolve(outcome);
-    if (waiters.size === 0) stopPolling();
-  };
-  const check = async (id: string): Promise<void> => {
-    const stored = await get(id).catch(() => undefined);
-    if (stored?.outcome !== undefined) notify(id, stored.outcome);
-  };
-  const checkAll = (): void => void Promise.all([...waiters.keys()].map(check));
   const stopPolling = (): void => {
     if (poller !== undefined) clearInterval(poller);
     poller = undefined;
   };
+  const waiters = createDecisionWaiters(stopPolling);
+  const check = async (id: string): Promise<void> => {
+    const stored = await get(id).catch(() => undefined);
+    if (stored?.outcome !== undefined) waiters.settle(id, stored.outcome);
+  };
+  const checkAll = (): void => void Promise.all(waiters.ids().map(check));
 
   const subscribe = (): Promise<void> => {
     if (subscribed !== undefined) return subscribed;
@@ -128,7 +123,7 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
       switch (reply[0]) {
         case 'ok':
           // This replica's waiters need no round trip through pub/sub.
-          notify(id, outcome);
+          waiters.settle(id, outcome);
           return ok(outcome);
         case 'already_decided':
           return err({ kind: 'already_decided', outcome: JSON.parse(reply[1]) as ApprovalOutcome });
@@ -144,26 +139,12 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
     },
     async waitForDecision(id, signal) {
       if (signal.aborted) return undefined;
-      return new Promise<ApprovalOutcome | undefined>((resolve) => {
-        const set = waiters.get(id) ?? new Set();
-        waiters.set(id, set);
-        const onDecision = (outcome: ApprovalOutcome): void => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
-        };
-        const onAbort = (): void => {
-          set.delete(onDecision);
-          if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
-          if (waiters.size === 0) stopPolling();
-          resolve(undefined);
-        };
-        set.add(onDecision);
-        signal.addEventListener('abort', onAbort, { once: true });
-        poller ??= setInterval(checkAll, pollIntervalMs);
-        poller.unref();
-        // Subscribed first, then read: a decision made in between is seen by one or the other.
-        void subscribe().then(() => check(id));
-      });
+      const decided = waiters.wait(id, signal);
+      poller ??= setInterval(checkAll, pollIntervalMs);
+      poller.unref();
+      // Subscribed first, then read: a decision made in between is seen by one or the other.
+      void subscribe().then(() => check(id));
+      return decided;
     },
     async close() {
       stopPolling();

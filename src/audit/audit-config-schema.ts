@@ -2,7 +2,7 @@
 // `$ref`, no `$schema`) so config/ can mount it under any property. Shape only: regexes and
 // JSON paths are compiled, and sizes and durations converted, in audit-config.ts.
 // `errorMessage` is the non-standard annotation the gateway schema uses (config-schema.ts).
-import { DURATION_PATTERN, MAX_DURATION_MS } from '../config/duration.ts';
+import { defaultedDurationSchema, type RawDuration } from '../config/duration.ts';
 import { BUILTIN_PATTERN_NAMES } from './redact-patterns.ts';
 
 export const BODY_MODES = ['digest', 'redacted', 'full', 'none'] as const;
@@ -18,18 +18,6 @@ export const BYTE_SIZE_PATTERN = '^[0-9]+(B|KB|MB|GB|KiB|MiB|GiB)?$';
 export const DEFAULT_REDACT_KEYS = [
   'password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key',
 ] as const;
-
-function duration(description: string, fallback: string): Record<string, unknown> {
-  return {
-    description: `${description} Default ${fallback}.`,
-    default: fallback,
-    type: ['integer', 'string'],
-    minimum: 0,
-    maximum: MAX_DURATION_MS,
-    pattern: DURATION_PATTERN,
-    errorMessage: 'expected a duration like "50ms" or a number of milliseconds',
-  };
-}
 
 function bodyMode(what: string): Record<string, unknown> {
   return {
@@ -87,9 +75,9 @@ export const AUDIT_CONFIG_SCHEMA = {
       enum: [...DURABILITY_MODES],
       default: 'sync',
     },
-    batchWindow: duration('In batch mode, how long records are collected before one write and fsync.', '50ms'),
-    writeTimeout: duration('A write and fsync taking longer than this counts as a failed disk (onFailure applies).', '5s'),
-    retryInterval: duration('While writes fail, how often the sink tries again.', '1s'),
+    batchWindow: defaultedDurationSchema('In batch mode, how long records are collected before one write and fsync.', '50ms', '50ms'),
+    writeTimeout: defaultedDurationSchema('A write and fsync taking longer than this counts as a failed disk (onFailure applies).', '5s', '50ms'),
+    retryInterval: defaultedDurationSchema('While writes fail, how often the sink tries again.', '1s', '50ms'),
     onFailure: {
       description:
         'When records cannot be written (disk error, full queue, stalled disk): `closed` refuses calls until writes succeed again; `open` keeps serving, drops the records, counts them and logs an alarm. Default closed.',
@@ -164,17 +152,15 @@ export const AUDIT_CONFIG_SCHEMA = {
   },
 };
 
-export type RawDurationValue = string | number;
-
 export interface RawAuditConfig {
   enabled?: boolean;
   dir?: string;
   file?: string;
   rotate?: { maxBytes?: string | number; maxFiles?: number };
   durability?: Durability;
-  batchWindow?: RawDurationValue;
-  writeTimeout?: RawDurationValue;
-  retryInterval?: RawDurationValue;
+  batchWindow?: RawDuration;
+  writeTimeout?: RawDuration;
+  retryInterval?: RawDuration;
   onFailure?: FailureMode;
   maxQueue?: number;
   record?: { arguments?: BodyMode; results?: BodyMode };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSchemaCheck } from '../policy/policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { AUDIT_CONFIG_SCHEMA, byteSize, normalizeAuditConfig } from './audit-config.ts';
 import { createAuditBodies } from './audit-body.ts';
 import { REDACTED } from './redact.ts';

@@ -6,9 +6,9 @@
 // to config/.
 import path from 'node:path';
 import { deepFreeze } from '../config/deep-freeze.ts';
-import { durationMs } from '../config/duration.ts';
+import { durationMs, durationTooLong } from '../config/duration.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
-import { createSchemaCheck } from '../policy/policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { DEFAULT_AUDIT_FILE } from './audit-files.ts';
 import {
   AUDIT_CONFIG_SCHEMA,
@@ -86,7 +86,7 @@ export function normalizeAuditConfig(raw: unknown, baseDir: string): Result<Audi
   const ms = (value: string | number | undefined, fallback: string, key: string): number => {
     const result = durationMs(value ?? fallback);
     if (result !== undefined) return result;
-    issues.push({ path: `/${key}`, message: 'duration too long (at most 2147483647ms, about 24.8 days)' });
+    issues.push({ path: `/${key}`, message: durationTooLong(value ?? fallback) });
     return 0;
   };
   const maxBytes = byteSize(r.rotate?.maxBytes ?? AUDIT_DEFAULTS.maxBytes);

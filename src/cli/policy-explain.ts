@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Principal } from '../identity/principal.ts';
 import type { PolicyAction } from '../policy/decision.ts';
 import type { Explanation, RuleExplanation } from '../policy/explain-action.ts';
-import { createSchemaCheck } from '../policy/policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { PRINCIPAL_SCHEMA, type RawTestPrincipal, type RawTestTarget } from '../policy/policy-test-schema.ts';
 import { actionFrom, principalFrom } from '../policy/policy-tests.ts';
 import { DEFAULT_POLICY_DIR, loadPolicyForCli, parseDefaultEffect, usageError } from './policy-options.ts';

@@ -11,7 +11,8 @@
 import { APPROVALS_CONFIG_SCHEMA } from '../approvals/approvals-config-schema.ts';
 import { AUDIT_CONFIG_SCHEMA } from '../audit/audit-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
-import { DURATION_PATTERN, MAX_DURATION_MS } from './duration.ts';
+import { durationSchema, type RawDuration } from './duration.ts';
+import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
   RATE_LIMITS_CONFIG_SCHEMA,
@@ -32,9 +33,6 @@ export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
 
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
-// The scheme is checked again after ${ENV} interpolation (check-config.ts).
-const HTTP_URL_PATTERN = '^(https?://|\\$\\{)';
-const HTTP_URL_MESSAGE = 'expected an http:// or https:// URL';
 
 function duration(description: string, fallback: string): Record<string, unknown> {
   return { description: `${description} Default ${fallback}.`, default: fallback, $ref: '#/$defs/duration' };
@@ -146,11 +144,7 @@ export const CONFIG_SCHEMA = {
   $defs: {
     duration: {
       description: 'A duration: "500ms", "30s", "5m", "1h", or an integer of milliseconds.',
-      type: ['integer', 'string'],
-      minimum: 0,
-      maximum: MAX_DURATION_MS,
-      pattern: DURATION_PATTERN,
-      errorMessage: 'expected a duration like "30s" or a number of milliseconds',
+      ...durationSchema('30s'),
     },
     upstream: {
       description: 'One upstream MCP server: Streamable HTTP (`url`), a routed set of them (`route`) or stdio (`command`).',
@@ -170,12 +164,7 @@ export const CONFIG_SCHEMA = {
           pattern: '^([A-Za-z0-9][A-Za-z0-9_-]*)?$',
           errorMessage: 'expected "" or a prefix of letters, digits, "_" and "-" that starts with a letter or digit',
         },
-        url: {
-          description: 'Streamable HTTP endpoint of the upstream (http or https).',
-          type: 'string',
-          pattern: HTTP_URL_PATTERN,
-          errorMessage: HTTP_URL_MESSAGE,
-        },
+        url: { description: 'Streamable HTTP endpoint of the upstream (http or https).', ...HTTP_URL_SCHEMA },
         route: {
           description:
             'Instead of `url`: a set of Streamable HTTP endpoints, one chosen per tools/call by the value of an Mcp-Param-* header. Lists and every other method go to `default`, or to the first target when there is none.',
@@ -195,18 +184,11 @@ export const CONFIG_SCHEMA = {
               type: 'object',
               minProperties: 1,
               propertyNames: { minLength: 1, errorMessage: 'expected a non-empty glob pattern' },
-              additionalProperties: {
-                description: 'Streamable HTTP endpoint for values matching the pattern (http or https).',
-                type: 'string',
-                pattern: HTTP_URL_PATTERN,
-                errorMessage: HTTP_URL_MESSAGE,
-              },
+              additionalProperties: { description: 'Streamable HTTP endpoint for values matching the pattern (http or https).', ...HTTP_URL_SCHEMA },
             },
             default: {
               description: 'Endpoint for values no pattern matches, and for calls without the header. Unset: such values are refused.',
-              type: 'string',
-              pattern: HTTP_URL_PATTERN,
-              errorMessage: HTTP_URL_MESSAGE,
+              ...HTTP_URL_SCHEMA,
             },
           },
         },
@@ -277,8 +259,6 @@ export interface RawConfig {
   audit?: unknown;
   upstreams: RawUpstream[];
 }
-
-export type RawDuration = string | number;
 
 export interface RawUpstream {
   name: string;

@@ -1,5 +1,6 @@
-// Durations in the config: `500ms`, `30s`, `5m`, `1h`, or an integer of milliseconds.
-// The schema checks the shape; this turns a checked value into milliseconds.
+// Durations in the config and policy files: `500ms`, `30s`, `5m`, `1h`, or an integer of
+// milliseconds. The schema fragment checks the shape; durationMs turns a checked value into
+// milliseconds, and durationTooLong words the one limit a pattern cannot check.
 
 export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h)$';
 
@@ -9,10 +10,34 @@ export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h)$';
  */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
+/** A duration as written in YAML, before durationMs. */
+export type RawDuration = string | number;
+
+/** JSON Schema of a duration; `example` is the form its message suggests ("30s", "5m"). */
+export function durationSchema(example: string): Record<string, unknown> {
+  return {
+    type: ['integer', 'string'],
+    minimum: 0,
+    maximum: MAX_DURATION_MS,
+    pattern: DURATION_PATTERN,
+    errorMessage: `expected a duration like "${example}" or a number of milliseconds`,
+  };
+}
+
+/** durationSchema for a property with a default, which its description states for editors. */
+export function defaultedDurationSchema(description: string, fallback: string, example: string): Record<string, unknown> {
+  return { description: `${description} Default ${fallback}.`, default: fallback, ...durationSchema(example) };
+}
+
+/** The issue for a well-formed duration that durationMs refuses. */
+export function durationTooLong(value: RawDuration): string {
+  return `expected a duration of at most ${MAX_DURATION_MS} ms (about 24 days), got ${JSON.stringify(value)}`;
+}
+
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** Milliseconds of a schema-valid duration, or undefined when it exceeds MAX_DURATION_MS. */
-export function durationMs(value: string | number): number | undefined {
+export function durationMs(value: RawDuration): number | undefined {
   let ms: number;
   if (typeof value === 'number') {
     ms = value;

@@ -8,15 +8,17 @@ import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { checkConfig } from './check-config.ts';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
-import type { RawConfig } from './config-schema.ts';
+import { CONFIG_SCHEMA, type RawConfig } from './config-schema.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { normalizeConfig, type ConfigOverrides } from './normalize-config.ts';
-import { checkSchema } from './schema-issues.ts';
+import { createSchemaCheck } from './schema-issues.ts';
 import { createPositionLookup, type PositionLookup } from './source-position.ts';
 import type { GatewayConfig } from './types.ts';
 
 export type { ConfigOverrides } from './normalize-config.ts';
+
+const checkConfigSchema = createSchemaCheck(CONFIG_SCHEMA);
 
 const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
@@ -74,7 +76,7 @@ export function parseConfig(
   const issue = (path: string, message: string, atKey = false): ConfigIssue =>
     withPosition({ file, path, message }, locate, atKey);
 
-  const schemaIssues = checkSchema(data);
+  const schemaIssues = checkConfigSchema(data);
   const interpolated = interpolateEnv(data, env);
   failIfAny([
     ...schemaIssues.map((i) => issue(i.path, i.message, i.atKey)),

@@ -3,9 +3,9 @@
 // runtime code never sees an optional. Checks between fields are in check-config.ts.
 
 import path from 'node:path';
-import type { RawConfig, RawDuration, RawUpstream } from './config-schema.ts';
+import type { RawConfig, RawUpstream } from './config-schema.ts';
 import { toPointer } from './config-error.ts';
-import { durationMs, MAX_DURATION_MS } from './duration.ts';
+import { durationMs, durationTooLong, type RawDuration } from './duration.ts';
 import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
 import { normalizeAuditConfig } from '../audit/audit-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
@@ -52,10 +52,7 @@ export function normalizeConfig(
   const ms = (value: RawDuration | undefined, fallback: string, at: (string | number)[]): number => {
     const result = durationMs(value ?? fallback);
     if (result !== undefined) return result;
-    issues.push({
-      path: toPointer(at),
-      message: `expected a duration of at most ${MAX_DURATION_MS} ms (about 24 days), got ${JSON.stringify(value)}`,
-    });
+    issues.push({ path: toPointer(at), message: durationTooLong(value ?? fallback) });
     return 0;
   };
   const absoluteFile = path.resolve(file);

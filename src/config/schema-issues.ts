@@ -1,21 +1,25 @@
-// Validates a parsed document against CONFIG_SCHEMA and turns ajv's errors into messages an
+// Validates parsed documents against the gateway's JSON Schemas (the config, its fragments
+// checked on their own, policy and policy-test files) and turns ajv's errors into messages an
 // operator can act on: what was expected, what was found, at which path. Every error is
 // reported (allErrors), minus the ones that only restate another: the rest of a schema whose
-// type is wrong, the branch errors behind a oneOf that has its own message, and the
-// consequences of a failed propertyNames.
+// type is wrong, the branch errors behind a oneOf/anyOf that has its own message, and the
+// consequences of a failed propertyNames or `if`. Positions in the file are the caller's.
 
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { CONFIG_SCHEMA } from './config-schema.ts';
 import { toPointer } from './config-error.ts';
 
 export interface SchemaIssue {
+  /** JSON pointer (RFC 6901) relative to the checked value, e.g. `/upstreams/0/url`. */
   path: string;
   /** The issue is about a key (unknown or badly named), so point at the key, not its value. */
   atKey: boolean;
   message: string;
 }
 
-// strictRequired is off because the transport oneOf names keys declared one level up.
+export type SchemaCheck = (data: unknown) => SchemaIssue[];
+
+// strictRequired is off because the transport oneOf names keys declared one level up. One
+// instance for every schema: none has an $id, so they cannot clash.
 const ajv = new Ajv2020({
   allErrors: true,
   verbose: true,
@@ -24,8 +28,6 @@ const ajv = new Ajv2020({
   allowUnionTypes: true,
 });
 ajv.addKeyword('errorMessage');
-// Compiled once, at import: the schema is a constant.
-const validate = ajv.compile(CONFIG_SCHEMA);
 
 // Keywords that judge the value itself, so the message ends with what was found.
 const VALUE_KEYWORDS = new Set([
@@ -33,25 +35,45 @@ const VALUE_KEYWORDS = new Set([
   'minLength', 'maxLength', 'enum', 'const', 'format',
 ]);
 
-export function checkSchema(data: unknown): SchemaIssue[] {
-  if (validate(data)) return [];
-  return withoutRestatements(validate.errors ?? []).map(translate);
+/** Compiles `schema` now (callers do it once, at import: their schemas are constants). */
+export function createSchemaCheck(schema: object): SchemaCheck {
+  const validate = ajv.compile(schema);
+  return (data) => (validate(data) ? [] : unique(withoutRestatements(validate.errors ?? []).map(translate)));
 }
 
 function withoutRestatements(errors: readonly ErrorObject[]): ErrorObject[] {
-  const summarized = errors.filter((e) => e.keyword === 'oneOf' && customMessage(e) !== undefined);
-  const wrongType = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
-  return errors.filter((e) => {
-    if (e.keyword === 'propertyNames') return false;
-    // A value of the wrong type fails the rest of its schema too; the type says it all.
-    if (e.keyword !== 'type' && wrongType.has(e.instancePath)) return false;
-    return !summarized.some(
-      (s) =>
-        // The branches of a oneOf that already says what it wants.
-        (e.instancePath === s.instancePath && e.schemaPath.startsWith(s.schemaPath + '/')) ||
-        // Keys "only for the other transport" mean nothing until the transport is clear.
-        (e.instancePath.startsWith(s.instancePath + '/') && e.schemaPath.includes('/dependentSchemas/')),
-    );
+  // A oneOf/anyOf that says what it wants speaks for its branches, however deep they fail.
+  const summarized = errors.filter((e) => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && customMessage(e) !== undefined);
+  const kept = errors.filter(
+    (e) =>
+      // A failed propertyNames is reported through its subschema's error, with the key.
+      e.keyword !== 'propertyNames' &&
+      // `if` only says "must match then"; the `then` error says what is missing.
+      e.keyword !== 'if' &&
+      !summarized.some(
+        (s) =>
+          (s !== e && e.schemaPath.startsWith(s.schemaPath + '/') && within(e.instancePath, s.instancePath)) ||
+          // Keys "only for the other transport" mean nothing until the transport is clear.
+          (e.instancePath.startsWith(s.instancePath + '/') && e.schemaPath.includes('/dependentSchemas/')),
+      ),
+  );
+  // A value of the wrong type fails the rest of its schema too; the type says it all.
+  const wrongType = new Set(kept.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  return kept.filter((e) => e.keyword === 'type' || !wrongType.has(e.instancePath));
+}
+
+function within(path: string, ancestor: string): boolean {
+  return path === ancestor || path.startsWith(ancestor + '/');
+}
+
+// ajv can reach one fault through two schema routes; say it once.
+function unique(issues: readonly SchemaIssue[]): SchemaIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.path}\u0000${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 
@@ -120,7 +142,9 @@ function describe(e: ErrorObject): string {
     case 'maxLength':
       return `expected at most ${String(p['limit'])} characters, got ${got}`;
     case 'minItems':
-      return `expected at least ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
+      return p['limit'] === 1
+        ? 'expected at least one item, got none'
+        : `expected at least ${String(p['limit'])} items, got ${(e.data as unknown[]).length}`;
     case 'minProperties':
       return p['limit'] === 1 ? 'expected at least one entry, got none' : `expected at least ${String(p['limit'])} entries`;
     case 'maxItems':

@@ -5,14 +5,10 @@
 // checks after ${ENV} interpolation and "Authorization set twice" are in
 // upstream-credentials-config.ts.
 
+import { HTTP_URL_PATTERN, HTTP_URL_SCHEMA } from './http-url-schema.ts';
+
 // RFC 9110 section 5.6.2 `token`: anything else is rejected by undici at request time.
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
-// The scheme is checked again after ${ENV} interpolation.
-const HTTP_URL = {
-  type: 'string',
-  pattern: '^(https?://|\\$\\{)',
-  errorMessage: 'expected an http:// or https:// URL',
-};
 // RFC 6749 section 3.3: space-delimited scope-tokens (printable ASCII without space, `"`, `\`).
 const SCOPE_TOKEN = '[\\x21\\x23-\\x5B\\x5D-\\x7E]+';
 
@@ -55,7 +51,7 @@ export const UPSTREAM_AUTH_SCHEMA = {
   properties: {
     type: { description: 'The grant. Only "client_credentials".', enum: ['client_credentials'] },
     tokenUrl: {
-      ...HTTP_URL,
+      ...HTTP_URL_SCHEMA,
       description: "The authorization server's token endpoint; https (plain http only to a loopback host).",
     },
     clientId: { description: "The gateway's client_id at that authorization server.", type: 'string', minLength: 1 },
@@ -86,7 +82,7 @@ export const UPSTREAM_AUTH_SCHEMA = {
         "RFC 8707 resource indicator sent with the token request. Default: the upstream's own URL (for a routed upstream, each target's), as MCP requires; false sends none, for authorization servers that reject the parameter.",
       type: ['string', 'boolean'],
       not: { const: true },
-      pattern: '^(https?://|\\$\\{)',
+      pattern: HTTP_URL_PATTERN,
       errorMessage: 'expected an http:// or https:// URL, or false',
     },
     audience: {

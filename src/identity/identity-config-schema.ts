@@ -9,8 +9,8 @@
 // the interpolated value again. `errorMessage` is the same non-standard annotation the
 // gateway schema uses (config/config-schema.ts).
 
-import { DURATION_PATTERN, MAX_DURATION_MS } from '../config/duration.ts';
-import type { RawDuration } from '../config/config-schema.ts';
+import { durationSchema, type RawDuration } from '../config/duration.ts';
+import { HTTP_URL_SCHEMA } from '../config/http-url-schema.ts';
 
 /** Algorithms a token may be signed with. `none` is absent on purpose: it is never accepted. */
 export const JWS_ALGORITHMS = [
@@ -21,7 +21,6 @@ export const JWS_ALGORITHMS = [
 
 export type JwsAlgorithm = (typeof JWS_ALGORITHMS)[number];
 
-const HTTP_URL_PATTERN = '^(https?://|\\$\\{)';
 // RFC 6749 section 3.3 scope-token: printable ASCII without space, `"` and `\`, which also
 // keeps every scope safe inside a WWW-Authenticate quoted-string.
 const SCOPE_PATTERN = '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$';
@@ -37,11 +36,6 @@ const SCOPE = {
   type: 'string',
   pattern: SCOPE_PATTERN,
   errorMessage: 'expected an OAuth scope: printable ASCII without spaces, quotes or backslashes',
-};
-const HTTP_URL = {
-  type: 'string',
-  pattern: HTTP_URL_PATTERN,
-  errorMessage: 'expected an http:// or https:// URL',
 };
 
 /** One API key: in `identity.apiKeys`, or an item of the list in `identity.apiKeysFile`. */
@@ -75,6 +69,13 @@ export const API_KEY_SCHEMA = {
   },
 };
 
+/** The content of an `apiKeysFile`. */
+export const API_KEY_LIST_SCHEMA = {
+  description: 'A list of API keys.',
+  type: 'array',
+  items: API_KEY_SCHEMA,
+};
+
 export const IDENTITY_CONFIG_SCHEMA = {
   description:
     'Who may call the gateway: API keys, OAuth 2.1 bearer JWTs (the gateway is a resource server, RFC 9728), or anonymous callers when enabled. Client credentials are never forwarded upstream.',
@@ -85,7 +86,7 @@ export const IDENTITY_CONFIG_SCHEMA = {
     resource: {
       description:
         'Canonical URI of the MCP endpoint as clients reach it, e.g. https://gw.example.com/mcp: the RFC 9728 `resource`, the default JWT audience, and where the metadata URL sent in WWW-Authenticate points.',
-      ...HTTP_URL,
+      ...HTTP_URL_SCHEMA,
     },
     anonymous: {
       description: 'Callers with no credentials. Disabled by default.',
@@ -127,7 +128,7 @@ export const IDENTITY_CONFIG_SCHEMA = {
         jwksUrl: {
           description:
             "URL of the authorization server's JWKS. https, or http only on a loopback host. Cached, refetched when a token names an unknown key id (at most every 30s).",
-          ...HTTP_URL,
+          ...HTTP_URL_SCHEMA,
         },
         jwksFile: {
           description: 'Instead of `jwksUrl`: a JWKS JSON file of public keys, relative to the config file. Read at boot.',
@@ -153,11 +154,7 @@ export const IDENTITY_CONFIG_SCHEMA = {
         clockTolerance: {
           description: 'Allowed clock skew for `exp` and `nbf`: "30s", or an integer of milliseconds. At most 5m. Default 30s.',
           default: '30s',
-          type: ['integer', 'string'],
-          minimum: 0,
-          maximum: MAX_DURATION_MS,
-          pattern: DURATION_PATTERN,
-          errorMessage: 'expected a duration like "30s" or a number of milliseconds',
+          ...durationSchema('30s'),
         },
         typ: {
           description: 'When set, the JWT header `typ` must equal it (RFC 9068 access tokens use "at+jwt"). Default: any.',
@@ -185,7 +182,7 @@ export const IDENTITY_CONFIG_SCHEMA = {
       type: 'array',
       minItems: 1,
       uniqueItems: true,
-      items: { description: 'An authorization server issuer URL.', ...HTTP_URL },
+      items: { description: 'An authorization server issuer URL.', ...HTTP_URL_SCHEMA },
     },
     scopesSupported: strings('RFC 9728 `scopes_supported` in the metadata (not offline_access). Default [].', SCOPE),
     requiredScopes: strings(

@@ -9,18 +9,17 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { deepFreeze } from '../config/deep-freeze.ts';
 import { toPointer } from '../config/config-error.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import type { JsonObject } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import { parseKeyHash } from './hash-key.ts';
 import { isHttpUrl } from './http-url.ts';
-import type { RawApiKey, RawIdentityConfig } from './identity-config-schema.ts';
+import { IDENTITY_CONFIG_SCHEMA, type RawApiKey, type RawIdentityConfig } from './identity-config-schema.ts';
 import { readKeyListFile, type ReadFile } from './identity-files.ts';
-import { checkIdentitySchema, type IdentityIssue } from './identity-schema-check.ts';
 import { normalizeJwt, type JwtConfig } from './jwt-config.ts';
 
 export { IDENTITY_CONFIG_SCHEMA, API_KEY_SCHEMA, JWS_ALGORITHMS } from './identity-config-schema.ts';
 export type { JwsAlgorithm, RawApiKey, RawIdentityConfig, RawJwtConfig } from './identity-config-schema.ts';
-export type { IdentityIssue } from './identity-schema-check.ts';
 export type { JwksSource, JwtConfig } from './jwt-config.ts';
 export type { ReadFile } from './identity-files.ts';
 
@@ -38,6 +37,12 @@ export interface IdentityConfig {
   requiredScopes: readonly string[];
 }
 
+export interface IdentityIssue {
+  /** JSON pointer (RFC 6901) relative to the `identity` value, e.g. `/jwt/algorithms/0`. */
+  path: string;
+  message: string;
+}
+
 export interface ApiKeyConfig {
   id: string;
   /** Lower-case hex SHA-256 of the key. */
@@ -47,6 +52,10 @@ export interface ApiKeyConfig {
   scopes: readonly string[];
   claims: Readonly<JsonObject>;
 }
+
+// Checked here too, not only as part of the gateway document, so the normalizer is total
+// over any input and a standalone caller (a test, a CLI) gets the same messages.
+const checkIdentitySchema = createSchemaCheck(IDENTITY_CONFIG_SCHEMA);
 
 // Refresh tokens are between client and authorization server; digest (f) 2: a resource
 // SHOULD NOT ask for or advertise offline_access.
@@ -63,7 +72,7 @@ export function normalizeIdentityConfig(
   readFile: ReadFile = (file) => readFileSync(file, 'utf8'),
 ): Result<IdentityConfig, IdentityIssue[]> {
   const schemaIssues = checkIdentitySchema(raw);
-  if (schemaIssues.length > 0) return err(schemaIssues);
+  if (schemaIssues.length > 0) return err(schemaIssues.map(({ path: at, message }) => ({ path: at, message })));
   const r = raw as RawIdentityConfig;
   const issues: IdentityIssue[] = [];
   const issue = (at: (string | number)[], message: string): void => void issues.push({ path: toPointer(at), message });

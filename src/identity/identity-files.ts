@@ -6,11 +6,13 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { JSONWebKeySet, JWK } from 'jose';
 import { parse as parseYaml } from 'yaml';
-import type { RawApiKey } from './identity-config-schema.ts';
-import { checkKeyListSchema } from './identity-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
+import { API_KEY_LIST_SCHEMA, type RawApiKey } from './identity-config-schema.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 
 export type ReadFile = (file: string) => string;
+
+const checkKeyListSchema = createSchemaCheck(API_KEY_LIST_SCHEMA);
 
 const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',

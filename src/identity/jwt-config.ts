@@ -10,7 +10,7 @@ import { toPointer } from '../config/config-error.ts';
 import { isHttpUrl, isSecureOrLoopback } from './http-url.ts';
 import type { JwsAlgorithm, RawJwtConfig } from './identity-config-schema.ts';
 import { readJwksFile, type ReadFile } from './identity-files.ts';
-import type { IdentityIssue } from './identity-schema-check.ts';
+import type { IdentityIssue } from './identity-config.ts';
 
 export interface JwtConfig {
   issuer: string;

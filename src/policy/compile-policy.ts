@@ -16,7 +16,7 @@ import type { Decision, Effect, PolicyAction, PolicyEngine } from './decision.ts
 import { ARGUMENTS_AJV_OPTIONS, compileRule, type CompiledRule } from './compile-rule.ts';
 import { decideAction, type DecideContext, type DefaultEffect } from './decide-action.ts';
 import { explainRules, type Explanation } from './explain-action.ts';
-import { createSchemaCheck } from './policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { POLICY_SCHEMA, type RawPolicyFile } from './policy-schema.ts';
 import { buildRuleIndex } from './rule-index.ts';
 import { issueAt, schemaIssuesAt } from './yaml-source.ts';

@@ -5,7 +5,7 @@
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ConfigIssue } from '../config/config-error.ts';
-import { durationMs } from '../config/duration.ts';
+import { durationMs, durationTooLong } from '../config/duration.ts';
 import type { PositionLookup } from '../config/source-position.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Effect, RateLimitRef } from './decision.ts';
@@ -114,7 +114,7 @@ export function compileRule(raw: RawRule, index: number, source: RuleSource, ajv
     rule.approval = { approver: raw.approval.approver, ...(raw.approval.fallback !== undefined ? { fallback: raw.approval.fallback } : {}) };
     if (raw.approval.timeout !== undefined) {
       const ms = durationMs(raw.approval.timeout);
-      if (ms === undefined) issues.push(issueAt(source.file, source.locate, `${at}/approval/timeout`, 'the timeout is too long (at most 2147483647 ms, about 24 days)'));
+      if (ms === undefined) issues.push(issueAt(source.file, source.locate, `${at}/approval/timeout`, durationTooLong(raw.approval.timeout)));
       else rule.approval.timeoutMs = ms;
     }
   }

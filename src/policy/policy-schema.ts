@@ -7,7 +7,7 @@
 // `errorMessage` is the same non-standard annotation as in src/config/config-schema.ts:
 // when present it replaces the generic message of the schema object it sits in.
 
-import { DURATION_PATTERN, MAX_DURATION_MS } from '../config/duration.ts';
+import { durationSchema } from '../config/duration.ts';
 
 export const RULE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]*$';
 // RFC 9110 section 5.6.2 `token`, as x-mcp-header names are (what follows `Mcp-Param-`).
@@ -143,11 +143,7 @@ export const POLICY_SCHEMA = {
         },
         timeout: {
           description: 'How long to wait for the approver: "30s", "5m", or milliseconds.',
-          type: ['integer', 'string'],
-          minimum: 0,
-          maximum: MAX_DURATION_MS,
-          pattern: DURATION_PATTERN,
-          errorMessage: 'expected a duration like "5m" or a number of milliseconds',
+          ...durationSchema('5m'),
         },
       },
     },

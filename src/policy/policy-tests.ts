@@ -10,7 +10,7 @@ import type { JsonObject } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind, PolicyAction } from './decision.ts';
-import { createSchemaCheck } from './policy-schema-check.ts';
+import { createSchemaCheck } from '../config/schema-issues.ts';
 import { POLICY_TEST_SCHEMA, type RawTestCase, type RawTestFile, type RawTestPrincipal, type RawTestTarget } from './policy-test-schema.ts';
 import { issueAt, parseYamlSource, schemaIssuesAt, type YamlSource } from './yaml-source.ts';
 

@@ -63,6 +63,25 @@ describe('parseConfig: valid configs', () => {
       policy: undefined,
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
+      audit: {
+        enabled: true,
+        dir: '/etc/gatehouse/audit',
+        file: 'gatehouse-audit.jsonl',
+        rotate: { maxBytes: 67_108_864, maxFiles: 20 },
+        durability: 'sync',
+        batchWindowMs: 50,
+        writeTimeoutMs: 5000,
+        retryIntervalMs: 1000,
+        onFailure: 'closed',
+        maxQueue: 10_000,
+        record: { arguments: 'digest', results: 'digest' },
+        redact: {
+          keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
+          paths: [],
+          patterns: ['bearer-token', 'jwt', 'aws-access-key-id', 'card-number', 'private-key'].map((name) => ({ kind: 'builtin', name })),
+        },
+        rules: [],
+      },
       upstreams: [
         {
           kind: 'http',
@@ -106,6 +125,25 @@ describe('parseConfig: valid configs', () => {
       policy: undefined,
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
+      audit: {
+        enabled: true,
+        dir: '/etc/gatehouse/audit',
+        file: 'gatehouse-audit.jsonl',
+        rotate: { maxBytes: 67_108_864, maxFiles: 20 },
+        durability: 'sync',
+        batchWindowMs: 50,
+        writeTimeoutMs: 5000,
+        retryIntervalMs: 1000,
+        onFailure: 'closed',
+        maxQueue: 10_000,
+        record: { arguments: 'digest', results: 'digest' },
+        redact: {
+          keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
+          paths: [],
+          patterns: ['bearer-token', 'jwt', 'aws-access-key-id', 'card-number', 'private-key'].map((name) => ({ kind: 'builtin', name })),
+        },
+        rules: [],
+      },
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
@@ -177,7 +215,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, upstreams)',
       },
     ]);
   });
