@@ -13,7 +13,8 @@ import { EVERYTHING_SERVER, modernBody, modernHeaders, postJson, startTestGatewa
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
 
 type Era = '2026-07-28' | '2025-11-25';
-const SPEC_DIR = new URL('../../../shared/spec/', import.meta.url).pathname;
+// The official MCP JSON Schemas, vendored as data with their attribution (test/spec/README.md).
+const SPEC_DIR = new URL('../spec/', import.meta.url).pathname;
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
 
