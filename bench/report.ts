@@ -17,11 +17,22 @@ export interface Target {
 }
 
 export const TARGETS: readonly Target[] = [
-  { label: 'tools/call throughput via Gatehouse vs direct (server-everything HTTP)', metric: 'legacy.throughputRatio', op: '>=', threshold: 0.85, unit: '×', profile: 'tools/call' },
-  { label: 'tools/call p99 via Gatehouse vs direct (server-everything HTTP)', metric: 'legacy.p99Ratio', op: '<=', threshold: 1.2, unit: '×', profile: 'tools/call' },
-  { label: 'gateway CPU per proxied tools/call', metric: 'legacy.gatewayCpuUsPerCall', op: '<=', threshold: 120, unit: 'µs', profile: 'tools/call' },
+  { label: 'tools/call throughput, Gatehouse (plain) vs direct, server-everything HTTP', metric: 'legacy.throughputRatio', op: '>=', threshold: 0.85, unit: '×', profile: 'tools/call' },
+  { label: 'tools/call p99, Gatehouse (plain) vs direct', metric: 'legacy.p99Ratio', op: '<=', threshold: 1.2, unit: '×', profile: 'tools/call' },
+  { label: 'gateway CPU per proxied tools/call (plain)', metric: 'legacy.gatewayCpuUsPerCall', op: '<=', threshold: 120, unit: 'µs', profile: 'tools/call' },
+  { label: 'tools/call throughput, Gatehouse + policy (+ audit) vs direct', metric: 'legacy.policyThroughputRatio', op: '>=', threshold: 0.85, unit: '×', profile: 'tools/call+policy' },
+  { label: 'tools/call p99, Gatehouse + policy (+ audit) vs direct', metric: 'legacy.policyP99Ratio', op: '<=', threshold: 1.2, unit: '×', profile: 'tools/call+policy' },
+  { label: 'gateway CPU per tools/call with policy (+ audit)', metric: 'legacy.policyGatewayCpuUsPerCall', op: '<=', threshold: 120, unit: 'µs', profile: 'tools/call+policy' },
+  { label: 'stdio: Gatehouse throughput ÷ mcp-proxy', metric: 'stdio.vsMcpProxyThroughput', op: '>=', threshold: 1.3, unit: '×', profile: 'tools/call stdio' },
+  { label: 'stdio: Gatehouse p99 ÷ mcp-proxy', metric: 'stdio.vsMcpProxyP99', op: '<=', threshold: 1, unit: '×', profile: 'tools/call stdio' },
+  { label: 'stdio: Gatehouse throughput ÷ supergateway', metric: 'stdio.vsSupergatewayThroughput', op: '>=', threshold: 2, unit: '×', profile: 'tools/call stdio' },
+  { label: 'stdio: Gatehouse p99 ÷ supergateway', metric: 'stdio.vsSupergatewayP99', op: '<=', threshold: 1, unit: '×', profile: 'tools/call stdio' },
   { label: 'merged tools/list 20×50, warm p50', metric: 'toolsList.warmP50Ms', op: '<=', threshold: 2, unit: 'ms', profile: 'tools/list' },
+  { label: 'merged tools/list 20×50, warm p50, 1,000 rules', metric: 'toolsList.policyWarmP50Ms', op: '<=', threshold: 2, unit: 'ms', profile: 'tools/list' },
+  { label: 'tools/call throughput, 1,000 rules ÷ no policy', metric: 'toolsList.policyCallThroughputRatio', op: '>=', threshold: 0.95, unit: '×', profile: 'tools/call 1,000 rules' },
   { label: 'gateway RSS with 1,000 sessions + 100 streams', metric: 'memory.loadedRssMb', op: '<=', threshold: 200, unit: 'MB' },
+  { label: 'RSS growth over the half-capacity soak, %', metric: 'soak.rssGrowthPct', op: '<=', threshold: 10, unit: '%' },
+  { label: 'RSS growth over the half-capacity soak, MB', metric: 'soak.rssGrowthMb', op: '<=', threshold: 20, unit: 'MB' },
 ];
 
 export type TargetStatus = 'met' | 'NOT MET' | 'FAILED' | 'not measured';
@@ -38,9 +49,9 @@ export function evaluateTargets(results: readonly ScenarioResult[]): TargetOutco
     const scenario = results.find((r) => r.id === scenarioId);
     const value = scenario?.metrics[name];
     if (!scenario || value === undefined || !Number.isFinite(value)) {
-      return { target, value, status: scenario?.failed ? 'FAILED' : 'not measured' };
+      return { target, value, status: scenario?.failed || scenario?.metricFailures?.[name] ? 'FAILED' : 'not measured' };
     }
-    if (scenario.failed) return { target, value, status: 'FAILED' };
+    if (scenario.failed || scenario.metricFailures?.[name]) return { target, value, status: 'FAILED' };
     const met = target.op === '>=' ? value >= target.threshold : value <= target.threshold;
     return { target, value, status: met ? 'met' : 'NOT MET' };
   });

@@ -4,8 +4,9 @@
 // per scenario and the issue's targets, writes bench/results/<ISO time>.json, and profiles
 // the gateway when a target is missed.
 //
-// Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C,
-//        --only id,id (legacy, modern, toolsList, memory), --profile (always), --no-profile.
+// Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
+//        --only id,id (legacy, modern, stdio, toolsList, memory, soak), --profile (always),
+//        --no-profile.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -18,11 +19,14 @@ import { evaluateTargets, formatReport, writeJson } from './report.ts';
 import { memory } from './scenarios/memory.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
+import { soak } from './scenarios/soak.ts';
+import { stdioPeers } from './scenarios/stdio-peers.ts';
 import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, toolsListMerged, memory];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, memory, soak];
+const MAX_DEFAULT_PROFILES = 2;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
 const { values: args } = parseArgs({
@@ -31,6 +35,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     seconds: { type: 'string' },
     connections: { type: 'string' },
+    'soak-seconds': { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
@@ -67,15 +72,16 @@ async function main(): Promise<number> {
   const pinning = detectPinning(cpus);
   const plan = {
     rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
-    roundSec: Number(args.seconds ?? (args.quick ? 2 : 5)),
-    warmupSec: args.quick ? 1 : 4,
+    roundSec: Number(args.seconds ?? (args.quick ? 2 : 4)),
+    warmupSec: args.quick ? 1 : 3,
   };
   const connections = Number(args.connections ?? 16);
+  const soakSec = Number(args['soak-seconds'] ?? (args.quick ? 15 : 60));
   const only = args.only?.split(',').map((s) => s.trim());
   const tmpDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
   const gen = LoadGenerator.start(pinning);
-  const ctx: ScenarioContext = { pinning, gen, plan, connections, tmpDir, artifactPrefix: join(RESULTS_DIR, stamp), log };
+  const ctx: ScenarioContext = { pinning, gen, plan, connections, soakSec, tmpDir, artifactPrefix: join(RESULTS_DIR, stamp), log };
   const header = [
     `Gatehouse benchmark — ${started.toISOString()}, git ${gitRevision()}`,
     `node ${process.version}, ${cpus} CPUs, ${pinning.taskset ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOADGEN_CPU}` : 'NOT pinned (no taskset or 1 CPU)'}`,
@@ -91,7 +97,13 @@ async function main(): Promise<number> {
     if (!args['no-profile']) {
       const workloads = new Set<ProfileWorkload>();
       for (const o of outcomes) if (o.target.profile && (args.profile || o.status === 'NOT MET')) workloads.add(o.target.profile);
-      for (const w of workloads) results.push(await runScenario(profileGateway(w), ctx));
+      // The policy profile holds the plain proxy path too: by default, one tools/call profile,
+      // and at most MAX_DEFAULT_PROFILES (in target order) to keep the run within minutes.
+      if (!args.profile && workloads.has('tools/call+policy')) workloads.delete('tools/call');
+      const chosen = args.profile ? [...workloads] : [...workloads].slice(0, MAX_DEFAULT_PROFILES);
+      const skipped = [...workloads].filter((w) => !chosen.includes(w));
+      if (skipped.length) header.push(`not profiled (run with --profile): ${skipped.join(', ')}`);
+      for (const w of chosen) results.push(await runScenario(profileGateway(w), ctx));
       outcomes = evaluateTargets(results);
     }
     const file = join(RESULTS_DIR, `${stamp}.json`);

@@ -1,17 +1,18 @@
 // Gatehouse as a separate process (`node bin/gatehouse.js serve --config FILE --port N`),
 // pinned to SERVER_CPU so its CPU time can be read from /proc and it competes with nothing
 // but the upstream it fronts. Optionally under `--cpu-prof`, with a preload that dumps the
-// tsx source maps at exit so profile positions map back to src/*.ts lines.
+// tsx source maps at exit so profile positions map back to src/*.ts lines. Features that
+// default on once wired (the audit trail) are switched off unless the arm passes them in
+// `config` (gateway-features.ts), so a plain arm measures the plain proxy path.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitFor, type Pinning } from './child-processes.ts';
+import { observabilityOff } from './gateway-features.ts';
 
-export interface GatewayUpstream {
-  name: string;
-  url: string;
-}
+/** A Streamable HTTP upstream (`url`) or a stdio one (`command` + `args`). */
+export type GatewayUpstream = { name: string; url: string } | { name: string; command: string; args: readonly string[] };
 
 export interface GatewayOptions {
   upstreams: readonly GatewayUpstream[];
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   pageSize?: number;
   /** Run under `node --cpu-prof`, writing the profile and source maps into this directory. */
   profileDir?: string;
+  /** More top-level config keys (identity, policy, audit ...), written as given. */
+  config?: Record<string, unknown>;
 }
 
 export interface GatewayProcess {
@@ -46,7 +49,9 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
     stringify({
       listen: { host: '127.0.0.1', port },
       ...(opts.pageSize ? { limits: { pageSize: opts.pageSize } } : {}),
-      upstreams: opts.upstreams.map((u) => ({ name: u.name, url: u.url })),
+      ...observabilityOff(),
+      ...opts.config,
+      upstreams: opts.upstreams.map((u) => ('url' in u ? { name: u.name, url: u.url } : { name: u.name, command: u.command, args: [...u.args] })),
     }),
   );
   const nodeFlags = opts.profileDir

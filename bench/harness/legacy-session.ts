@@ -5,10 +5,10 @@ import { LEGACY_VERSION, replyMessage } from './mcp-wire.ts';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-export async function openLegacySession(url: string, clientName = 'gatehouse-bench'): Promise<string> {
+export async function openLegacySession(url: string, clientName = 'gatehouse-bench', extraHeaders: Readonly<Record<string, string>> = {}): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
-    headers: HEADERS,
+    headers: { ...HEADERS, ...extraHeaders },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 0,
@@ -22,7 +22,7 @@ export async function openLegacySession(url: string, clientName = 'gatehouse-ben
   if (!init.ok || !sessionId || !reply.result) throw new Error(`initialize at ${url} failed: HTTP ${init.status} ${text.slice(0, 200)}`);
   const done = await fetch(url, {
     method: 'POST',
-    headers: { ...HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY_VERSION },
+    headers: { ...HEADERS, ...extraHeaders, 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY_VERSION },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   await done.body?.cancel();

@@ -11,6 +11,8 @@ export interface LoadSpec {
   connections: number;
   durationSec: number;
   request: WireRequest;
+  /** Requests per second across all connections (autocannon `overallRate`); absent: as fast as possible. */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -55,6 +57,7 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
         duration: spec.durationSec,
         pipelining: 1,
         timeout: 10,
+        ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         method: 'POST',
         requests: [
           {

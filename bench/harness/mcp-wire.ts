@@ -9,10 +9,15 @@ export const LEGACY_VERSION = '2025-11-25';
 export const MODERN_VERSION = '2026-07-28';
 const ACCEPT = 'application/json, text/event-stream';
 
-export type WireRequest =
-  | { kind: 'tools/call'; era: 'legacy'; sessionId: string; tool: string }
-  | { kind: 'tools/call'; era: 'modern'; tool: string }
-  | { kind: 'tools/list'; era: 'modern'; expectTools: number };
+/** Extra request headers, e.g. the API key of a gateway with `identity` configured. */
+type WithHeaders = { headers?: Readonly<Record<string, string>> };
+
+export type WireRequest = WithHeaders &
+  (
+    | { kind: 'tools/call'; era: 'legacy'; sessionId: string; tool: string }
+    | { kind: 'tools/call'; era: 'modern'; tool: string }
+    | { kind: 'tools/list'; era: 'modern'; expectTools: number }
+  );
 
 export interface BuiltRequest {
   headers: Record<string, string>;
@@ -33,7 +38,7 @@ export function echoMessage(id: number): string {
 }
 
 export function buildRequest(req: WireRequest, id: number): BuiltRequest {
-  const base = { 'content-type': 'application/json', accept: ACCEPT };
+  const base = { 'content-type': 'application/json', accept: ACCEPT, ...req.headers };
   if (req.kind === 'tools/list') {
     return {
       headers: { ...base, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' },

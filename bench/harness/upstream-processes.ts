@@ -19,7 +19,7 @@ export interface ModernFleet extends ServerProcess {
   urls: string[];
 }
 
-const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+export const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const FLEET = fileURLToPath(new URL('./modern-fleet.ts', import.meta.url));
 
 /** server-everything listens on all interfaces (its own choice); we only ever talk to 127.0.0.1. */

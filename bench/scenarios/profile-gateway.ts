@@ -4,55 +4,84 @@
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runFailure } from '../harness/load-generator.ts';
-import { startGateway } from '../harness/gateway-process.ts';
+import { writeLargePolicy, writeSmallPolicy } from '../harness/bench-policies.ts';
+import { API_KEY_HEADERS, identityConfig, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
+import { startGateway, type GatewayUpstream } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import type { WireRequest } from '../harness/mcp-wire.ts';
-import { startEverything, startModernFleet } from '../harness/upstream-processes.ts';
+import { EVERYTHING, startEverything, startModernFleet } from '../harness/upstream-processes.ts';
 import { summarizeProfile } from '../profile/cpu-profile-summary.ts';
 import { countTools } from './tools-list-merged.ts';
 import { stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
-export type ProfileWorkload = 'tools/call' | 'tools/list';
+export type ProfileWorkload = 'tools/call' | 'tools/call+policy' | 'tools/call stdio' | 'tools/call 1,000 rules' | 'tools/list';
 
 const PROFILE_SEC = 8;
 const WARMUP_SEC = 3;
 
+const WORKLOADS: Record<ProfileWorkload, { id: string; title: string }> = {
+  'tools/call': { id: 'profileToolsCall', title: 'legacy tools/call (server-everything)' },
+  'tools/call+policy': { id: 'profileToolsCallPolicy', title: 'legacy tools/call (server-everything), API key + 10-rule policy (+ audit/metrics when available)' },
+  'tools/call stdio': { id: 'profileToolsCallStdio', title: 'legacy tools/call (server-everything over stdio)' },
+  'tools/call 1,000 rules': { id: 'profileToolsCallRules', title: 'modern tools/call (20 x 50 fleet), API key + 1,000-rule policy' },
+  'tools/list': { id: 'profileToolsList', title: 'warm merged tools/list (20 x 50)' },
+};
+
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
+interface Setup {
+  url: string;
+  request: WireRequest;
+  connections: number;
+  stopGateway: () => Promise<void>;
+}
+
+/** Starts the upstreams (into `stoppers`) and a profiled gateway for `workload`. */
+async function setUp(workload: ProfileWorkload, ctx: ScenarioContext, dir: string, stoppers: (() => Promise<void>)[]): Promise<Setup> {
+  if (workload === 'tools/list' || workload === 'tools/call 1,000 rules') {
+    const fleet = await startModernFleet(ctx.pinning, { count: 20, toolCount: 50, listTtlMs: 60_000 });
+    stoppers.push(fleet.stop);
+    const rules = workload !== 'tools/list';
+    const gw = await startGateway(ctx.pinning, ctx.tmpDir, {
+      upstreams: fleet.urls.map((u, i) => ({ name: `up${String(i).padStart(2, '0')}`, url: u })),
+      pageSize: 10_000,
+      profileDir: dir,
+      ...(rules ? { config: { ...identityConfig(), ...policyConfig(writeLargePolicy(join(dir, 'policy'), fleet.urls.length).dir) } } : {}),
+    });
+    if (rules) return { url: gw.url, request: { kind: 'tools/call', era: 'modern', tool: 'up00__echo', headers: API_KEY_HEADERS }, connections: ctx.connections, stopGateway: gw.stop };
+    const request: WireRequest = { kind: 'tools/list', era: 'modern', expectTools: (await countTools(fleet.urls[0]!)) * fleet.urls.length };
+    return { url: gw.url, request, connections: 1, stopGateway: gw.stop };
+  }
+  let upstream: GatewayUpstream = { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] };
+  if (workload !== 'tools/call stdio') {
+    const everything = await startEverything(ctx.pinning);
+    stoppers.push(everything.stop);
+    upstream = { name: 'everything', url: everything.url };
+  }
+  const withPolicy = workload === 'tools/call+policy';
+  const config = withPolicy
+    ? { ...identityConfig(), ...policyConfig(writeSmallPolicy(join(dir, 'policy')).dir), ...observabilityOn(join(dir, 'audit')).config }
+    : {};
+  const headers = withPolicy ? API_KEY_HEADERS : {};
+  const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [upstream], profileDir: dir, config });
+  const sessionId = await openLegacySession(gw.url, undefined, headers);
+  return { url: gw.url, request: { kind: 'tools/call', era: 'legacy', sessionId, tool: 'everything__echo', headers }, connections: ctx.connections, stopGateway: gw.stop };
+}
+
 export function profileGateway(workload: ProfileWorkload): Scenario {
-  const id = workload === 'tools/call' ? 'profileToolsCall' : 'profileToolsList';
+  const { id, title } = WORKLOADS[workload];
   return {
     id,
-    title: `CPU profile of Gatehouse under ${workload === 'tools/call' ? 'legacy tools/call (server-everything)' : 'warm merged tools/list (20 x 50)'}`,
+    title: `CPU profile of Gatehouse under ${title}`,
     async run(ctx: ScenarioContext): Promise<ScenarioResult> {
       const stoppers: (() => Promise<void>)[] = [];
       const dir = join(ctx.tmpDir, id);
       mkdirSync(dir, { recursive: true });
       let stopGateway: (() => Promise<void>) | undefined;
       try {
-        let url: string;
-        let request: WireRequest;
-        let connections = ctx.connections;
-        if (workload === 'tools/call') {
-          const everything = await startEverything(ctx.pinning);
-          stoppers.push(everything.stop);
-          const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: 'everything', url: everything.url }], profileDir: dir });
-          stopGateway = gw.stop;
-          url = gw.url;
-          request = { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gw.url), tool: 'everything__echo' };
-        } else {
-          const fleet = await startModernFleet(ctx.pinning, { count: 20, toolCount: 50, listTtlMs: 60_000 });
-          stoppers.push(fleet.stop);
-          const gw = await startGateway(ctx.pinning, ctx.tmpDir, {
-            upstreams: fleet.urls.map((u, i) => ({ name: `up${String(i).padStart(2, '0')}`, url: u })),
-            pageSize: 10_000,
-            profileDir: dir,
-          });
-          stopGateway = gw.stop;
-          url = gw.url;
-          request = { kind: 'tools/list', era: 'modern', expectTools: (await countTools(fleet.urls[0]!)) * fleet.urls.length };
-          connections = 1;
-        }
+        const setup = await setUp(workload, ctx, dir, stoppers);
+        stopGateway = setup.stopGateway;
+        const { url, request, connections } = setup;
         // Warm the JIT first; only the samples of the measured window are summarised.
         await ctx.gen.run({ url, connections, durationSec: WARMUP_SEC, request });
         const fromUs = monotonicUs();

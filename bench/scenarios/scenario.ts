@@ -13,6 +13,8 @@ export interface ScenarioContext {
   connections: number;
   /** Scratch directory for configs and profiles; removed at the end. */
   tmpDir: string;
+  /** Length of the half-capacity soak (scenario 5, `--soak-seconds`). */
+  soakSec: number;
   /** Path prefix for files worth keeping (`bench/results/<stamp>`); add a suffix ending in .json. */
   artifactPrefix: string;
   log(msg: string): void;
@@ -42,6 +44,9 @@ export interface ScenarioResult {
   metrics: Record<string, number>;
   /** A line printed under the scenario's title. */
   note?: string;
+  /** Metrics that are not to be trusted because the run they come from failed (by name: why),
+   * when the rest of the scenario stands (e.g. a peer proxy that answered wrongly). */
+  metricFailures?: Record<string, string>;
   /** Set when any run of the scenario failed its checks: its metrics are not to be trusted. */
   failed?: string;
   skipped?: string;

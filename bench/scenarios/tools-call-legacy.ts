@@ -1,9 +1,15 @@
-// Scenarios 1 (legacy half), 2 and 3: `tools/call` echo against the MCP reference server
+// Scenarios 1 (legacy half), 2 and 6: `tools/call` echo against the MCP reference server
 // (server-everything, Streamable HTTP, legacy era), directly vs through Gatehouse, and vs
-// nginx as a plain HTTP pass-through when nginx is installed. The client speaks legacy to
-// all of them: one initialized session each, then POSTs with Mcp-Session-Id and unique ids.
-// Gatehouse's CPU time per call (scenario 3) is read from /proc in its rounds.
+// nginx as a plain HTTP pass-through when nginx is installed. Two Gatehouse arms: plain (no
+// identity, no policy), and the way it is deployed — an API key (identity), a realistic
+// 10-rule policy that allows the echo (no rate limits), the audit trail when the config
+// schema has it (gateway-features.ts), and metrics (always on). The client speaks legacy to all:
+// one initialized session each, then POSTs with Mcp-Session-Id and unique ids. Gatehouse's
+// CPU time per call (scenario 6) is read from /proc in its rounds.
+import { join } from 'node:path';
 import { runInterleaved, type Arm, type ArmSummary } from '../harness/ab-rounds.ts';
+import { writeSmallPolicy } from '../harness/bench-policies.ts';
+import { API_KEY_HEADERS, describeObservability, describePlain, identityConfig, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findNginx, startNginx } from '../harness/nginx.ts';
@@ -12,6 +18,7 @@ import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioRes
 
 const ID = 'legacy';
 const UPSTREAM = 'everything';
+const POLICY_ARM = 'gatehouse + policy (+ audit/metrics when available)';
 
 export const toolsCallLegacy: Scenario = {
   id: ID,
@@ -23,6 +30,13 @@ export const toolsCallLegacy: Scenario = {
       stoppers.push(everything.stop);
       const gateway = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: UPSTREAM, url: everything.url }] });
       stoppers.push(gateway.stop);
+      const policy = writeSmallPolicy(join(ctx.tmpDir, 'policy-legacy'));
+      const observability = observabilityOn(join(ctx.tmpDir, 'audit-legacy'));
+      const gwPolicy = await startGateway(ctx.pinning, ctx.tmpDir, {
+        upstreams: [{ name: UPSTREAM, url: everything.url }],
+        config: { ...identityConfig(), ...policyConfig(policy.dir), ...observability.config },
+      });
+      stoppers.push(gwPolicy.stop);
       const nginxBin = findNginx();
       const nginx = nginxBin ? await startNginx(ctx.pinning, nginxBin, ctx.tmpDir, everything.url) : undefined;
       if (nginx) stoppers.push(nginx.stop);
@@ -38,6 +52,15 @@ export const toolsCallLegacy: Scenario = {
           spec: { url: gateway.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gateway.url), tool: `${UPSTREAM}__echo` } },
           cpuPids: { gateway: gateway.pid, upstream: everything.pid },
         },
+        {
+          name: POLICY_ARM,
+          spec: {
+            url: gwPolicy.url,
+            connections: ctx.connections,
+            request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gwPolicy.url, undefined, API_KEY_HEADERS), tool: `${UPSTREAM}__echo`, headers: API_KEY_HEADERS },
+          },
+          cpuPids: { gateway: gwPolicy.pid, upstream: everything.pid },
+        },
       ];
       if (nginx) {
         arms.push({
@@ -47,8 +70,10 @@ export const toolsCallLegacy: Scenario = {
         });
       }
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
-      const [direct, gw, ng] = summaries as [ArmSummary, ArmSummary, ArmSummary | undefined];
-      const rows = armRows(summaries, { gatehouse: 'gateway', 'nginx pass-through': 'nginx' });
+      const [direct, gw, gwp, ng] = summaries as [ArmSummary, ArmSummary, ArmSummary, ArmSummary | undefined];
+      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx' });
+      rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
+      rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}`;
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
       if (!nginx) rows.push({ label: 'nginx pass-through', note: 'skipped: nginx not installed' });
       const failures = summaries.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
@@ -60,6 +85,11 @@ export const toolsCallLegacy: Scenario = {
           throughputRatio: gw.rps / direct.rps,
           p99Ratio: gw.p99Ms / direct.p99Ms,
           gatewayCpuUsPerCall: gw.cpuUsPerCall.gateway ?? Number.NaN,
+          policyThroughputRatio: gwp.rps / direct.rps,
+          policyP99Ratio: gwp.p99Ms / direct.p99Ms,
+          policyGatewayCpuUsPerCall: gwp.cpuUsPerCall.gateway ?? Number.NaN,
+          policyVsPlainThroughput: gwp.rps / gw.rps,
+          observabilityFeatures: observability.enabled.length,
           upstreamCpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN,
           ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms } : {}),
         },
