@@ -1,17 +1,10 @@
-// Process edge: argv -> command. Nothing here writes to stdout except usage text.
+// Process edge: argv -> command. Nothing here writes to stdout (help text is src/cli's).
 import { auditCommand } from './cli/audit-command.ts';
 import { policyCommand } from './cli/policy-command.ts';
 import { keyCommand } from './cli/key-command.ts';
 import { serveCommand } from './cli/serve.ts';
+import { printHelp, USAGE } from './cli/usage.ts';
 
-const USAGE = `gatehouse — an MCP gateway
-
-usage:
-  gatehouse serve --config FILE [--host HOST] [--port PORT]
-  gatehouse key hash [--prefixed] < key      (prints the SHA-256 to put in identity.apiKeys)
-  gatehouse policy check|explain|test|pin ...   (gatehouse policy help)
-  gatehouse audit verify|tail|query ...         (gatehouse audit help)
-`;
 
 // @hono/node-server reports aborted requests with console.info; stdout is not for logs.
 console.info = (...args: unknown[]) => process.stderr.write(`${args.map(String).join(' ')}\n`);
@@ -28,11 +21,13 @@ async function main(argv: string[]): Promise<number> {
     case 'audit':
       return auditCommand(rest);
     case undefined:
+      process.stderr.write(USAGE);
+      return 2;
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE);
-      return command === undefined ? 2 : 0;
+      printHelp();
+      return 0;
     default:
       process.stderr.write(`gatehouse: unknown command "${command}"\n${USAGE}`);
       return 2;
