@@ -97,7 +97,7 @@ export function normalizeConfig(
     identity: undefined,
     approvals: undefined,
     // Filled just below; a failure there is an issue, and issues stop the boot.
-    audit: undefined as unknown as GatewayConfig["audit"],
+    audit: undefined as unknown as GatewayConfig['audit'],
     policy: raw.policy === undefined
       ? undefined
       : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
