@@ -26,12 +26,26 @@ const RESERVED_HEADERS = new Set([
 export function checkConfig(config: GatewayConfig): CheckIssue[] {
   const issues: CheckIssue[] = [];
   checkSecret(config.sessions.secret, issues);
+  checkExposure(config, issues);
   checkNamesAndPrefixes(config, issues);
   config.upstreams.forEach((u, i) => {
     if (u.kind === 'http') checkHttp(u, i, issues);
     else checkStdio(u, i, issues);
   });
   return issues;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Anonymous access only when the config says so (issue: identity): without an `identity`
+ * section the gateway is open, which is safe only on loopback. Anywhere else it must be
+ * configured, if only as `identity.anonymous.enabled: true`. */
+function checkExposure(config: GatewayConfig, issues: CheckIssue[]): void {
+  if (config.identity !== undefined || LOOPBACK.has(config.listen.host) || /^127\./.test(config.listen.host)) return;
+  issues.push({
+    path: '/identity',
+    message: `listening on ${config.listen.host} (not loopback) needs an \`identity\` section: API keys or OAuth, or \`identity: { resource: <this gateway's /mcp URL>, anonymous: { enabled: true } }\` to allow anonymous callers explicitly`,
+  });
 }
 
 function checkSecret(secret: string | undefined, issues: CheckIssue[]): void {

@@ -124,8 +124,8 @@ describe('other checks', () => {
   });
 
   it('lets command-line overrides win over the file', () => {
-    const config = parseConfig('listen: { host: ::1, port: 1 }\nupstreams: []\n', FILE, {}, { host: '10.0.0.1', port: 0 });
-    expect(config.listen).toEqual({ host: '10.0.0.1', port: 0, path: '/mcp' });
+    const config = parseConfig('listen: { host: ::1, port: 1 }\nupstreams: []\n', FILE, {}, { host: '127.0.0.9', port: 0 });
+    expect(config.listen).toEqual({ host: '127.0.0.9', port: 0, path: '/mcp' });
   });
 
   it('rejects an out-of-range port override', () => {

@@ -58,4 +58,13 @@ describe('enforcement config', () => {
     expect(c.identity?.apiKeys).toEqual([{ id: 'ci', sha256: hash, subject: 'ci-bot', groups: ['automation'], scopes: [], claims: {} }]);
     expect(c.identity?.anonymous.enabled).toBe(false);
   });
+
+  it('refuses to run open (no identity) on a non-loopback address, and accepts anonymous access said explicitly', () => {
+    expect(errorLines('listen: { host: 0.0.0.0 }\nupstreams: []\n')).toEqual([
+      `${FILE}:1:1 /identity: listening on 0.0.0.0 (not loopback) needs an \`identity\` section: API keys or OAuth, or \`identity: { resource: <this gateway's /mcp URL>, anonymous: { enabled: true } }\` to allow anonymous callers explicitly`,
+    ]);
+    expect(parseConfig('listen: { host: 127.0.0.1 }\nupstreams: []\n', FILE, {}).identity).toBeUndefined();
+    const explicit = parseConfig('listen: { host: 0.0.0.0 }\nidentity: { resource: "http://gw.example/mcp", anonymous: { enabled: true } }\nupstreams: []\n', FILE, {});
+    expect(explicit.identity?.anonymous.enabled).toBe(true);
+  });
 });

@@ -25,7 +25,7 @@ const formatOf = (run: () => unknown): string => errorOf(run).format();
 const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, FILE, env);
 
 const FULL = `# yaml-language-server: $schema=./schema/gatehouse.schema.json
-listen: { host: 0.0.0.0, port: 9090, path: /gateway }
+listen: { host: 127.0.0.2, port: 9090, path: /gateway }
 separator: "--"
 maxNameLength: 128
 allowedOrigins: ["https://app.example.com", "*"]
@@ -52,7 +52,7 @@ describe('parseConfig: valid configs', () => {
     const config = parse(FULL, { GATEHOUSE_SESSION_SECRET: HEX_SECRET, WEATHER_TOKEN: 'tok-1' });
     expect(config).toEqual({
       file: FILE,
-      listen: { host: '0.0.0.0', port: 9090, path: '/gateway' },
+      listen: { host: '127.0.0.2', port: 9090, path: '/gateway' },
       separator: '--',
       maxNameLength: 128,
       allowedOrigins: ['https://app.example.com', '*'],
