@@ -15,6 +15,7 @@ import { unknownError, type CallTarget, type Enforcer } from './policy/enforcer.
 import type { Upstream } from './upstream/upstream.ts';
 import { runApproval, type ApprovalDeps, type FlowStep } from './approvals/approval-flow.ts';
 import { continuationState } from './approvals/user-approval.ts';
+import { answerForLegacy } from './bridge/input-for-legacy.ts';
 import { outcomeOf } from './observer.ts';
 import type { Metrics } from './telemetry/metrics.ts';
 import type { SchemaValidator } from './validation/schema-validator.ts';
@@ -38,7 +39,7 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
 
   /** Sends to the upstream inside a child span whose context travels in both the HTTP
    * headers and `_meta`, so one trace spans client -> gateway -> upstream (issue: telemetry). */
-  const forward = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
+  const send = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
     const target = call.method === 'resources/read' ? { resourceUri: params.uri as string } : { name: params.name as string };
     const span = call.span?.startUpstreamSpan({ upstream: upstream.name, method: call.method, ...target });
     const carriers = span?.inject();
@@ -64,6 +65,14 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       span.end({ outcome: o.outcome, ...(o.errorCode !== undefined ? { errorCode: o.errorCode } : {}), ...(o.errorMessage ? { errorMessage: o.errorMessage } : {}) });
     }
     return reply;
+  };
+
+  /** `send`, and for a legacy client whose upstream answers input_required: ask the client,
+   * retry with its answers (a bounded number of rounds). */
+  const forward = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
+    const reply = await send(call, upstream, params, paramHeaders);
+    if (call.era !== 'legacy' || !reply.ok || reply.value.resultType !== 'input_required') return reply;
+    return answerForLegacy(call, reply, (extra) => send(call, upstream, { ...params, ...extra }, paramHeaders));
   };
 
   /** Policy first (with the record of what was decided, for audit), then any approval the
