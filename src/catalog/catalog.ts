@@ -41,6 +41,9 @@ export interface ListFilter {
   keep(item: JsonObject, origin: ItemOrigin): boolean;
 }
 
+/** Merged views kept per (list kind, authorization context). */
+const MAX_VIEWS = 2000;
+
 const KEY_FIELD: Readonly<Record<ListKind, string>> = { tools: 'name', prompts: 'name', resources: 'uri', resourceTemplates: 'uriTemplate' };
 
 export interface ListPage {
@@ -60,8 +63,9 @@ export interface Resolved {
 export class Catalog {
   private readonly cache: PartCache;
   private readonly byName: Map<string, Upstream>;
-  private readonly memo = new Map<string, { gens: string; view: MergedView }>();
-  private readonly lastView = new Map<string, MergedView>();
+  // Keyed per authorization context: bounded, so many callers cannot grow them without end.
+  private readonly memo = new LRUCache<string, { gens: string; view: MergedView }>({ max: MAX_VIEWS });
+  private readonly lastView = new LRUCache<string, MergedView>({ max: MAX_VIEWS });
   private lookupListener: ((kind: ListKind, hit: boolean) => void) | undefined;
   private readonly filteredCache = new LRUCache<string, { items: JsonObject[]; version: string }>({ max: 2000 });
   private readonly listeners: ((kind: ListKind) => void)[] = [];

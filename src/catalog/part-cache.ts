@@ -2,6 +2,7 @@
 // cacheScope honoured (digest d.5), concurrent fetches shared, and the last good copy
 // served for a while when a refresh fails (d.5: stale data MAY be served when a re-fetch
 // fails). `private` parts are keyed by the caller's authorization context, never shared.
+import { LRUCache } from 'lru-cache';
 import type { HeaderParam } from '../headers/annotations.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject } from '../jsonrpc/message.ts';
@@ -32,6 +33,8 @@ export const LIST_METHOD: Readonly<Record<ListKind, { method: string; field: str
   resources: { method: 'resources/list', field: 'resources', capability: 'resources' },
   resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources' },
 };
+
+const MAX_PARTS = 20_000;
 
 /** How long past its TTL a part may still stand in for an upstream whose refresh failed. */
 export const STALE_IF_ERROR_MS = 5 * 60_000;
@@ -73,7 +76,8 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
 }
 
 export class PartCache {
-  private readonly parts = new Map<string, Part>();
+  // Private parts are per authorization context: bounded; evicting a part only costs a refetch.
+  private readonly parts = new LRUCache<string, Part>({ max: MAX_PARTS });
   private readonly inflight = new Map<string, Promise<Result<Part, GatewayError>>>();
   /** Invalidations per upstream list, so a fetch can tell that a change overtook it. */
   private readonly epochs = new Map<string, number>();
