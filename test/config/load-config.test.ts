@@ -8,6 +8,28 @@ import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { SCHEMA_FILE } from '../../src/config/write-schema-file.ts';
 
 const FILE = '/etc/gatehouse/gatehouse.yaml';
+
+/** The audit section every config gets when it says nothing about audit (beside FILE). */
+const DEFAULT_AUDIT = {
+  enabled: true,
+  dir: '/etc/gatehouse/audit',
+  file: 'gatehouse-audit.jsonl',
+  rotate: { maxBytes: 67_108_864, maxFiles: 20 },
+  durability: 'sync',
+  batchWindowMs: 50,
+  writeTimeoutMs: 5000,
+  retryIntervalMs: 1000,
+  onFailure: 'closed',
+  maxQueue: 10_000,
+  record: { arguments: 'digest', results: 'digest' },
+  redact: {
+    keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
+    paths: [],
+    patterns: ['bearer-token', 'jwt', 'aws-access-key-id', 'card-number', 'private-key'].map((name) => ({ kind: 'builtin', name })),
+  },
+  rules: [],
+};
+
 const HEX_SECRET = 'ab'.repeat(32);
 
 function errorOf(run: () => unknown): ConfigError {
@@ -63,25 +85,7 @@ describe('parseConfig: valid configs', () => {
       policy: undefined,
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
-      audit: {
-        enabled: true,
-        dir: '/etc/gatehouse/audit',
-        file: 'gatehouse-audit.jsonl',
-        rotate: { maxBytes: 67_108_864, maxFiles: 20 },
-        durability: 'sync',
-        batchWindowMs: 50,
-        writeTimeoutMs: 5000,
-        retryIntervalMs: 1000,
-        onFailure: 'closed',
-        maxQueue: 10_000,
-        record: { arguments: 'digest', results: 'digest' },
-        redact: {
-          keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
-          paths: [],
-          patterns: ['bearer-token', 'jwt', 'aws-access-key-id', 'card-number', 'private-key'].map((name) => ({ kind: 'builtin', name })),
-        },
-        rules: [],
-      },
+      audit: DEFAULT_AUDIT,
       upstreams: [
         {
           kind: 'http',
@@ -125,25 +129,7 @@ describe('parseConfig: valid configs', () => {
       policy: undefined,
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
-      audit: {
-        enabled: true,
-        dir: '/etc/gatehouse/audit',
-        file: 'gatehouse-audit.jsonl',
-        rotate: { maxBytes: 67_108_864, maxFiles: 20 },
-        durability: 'sync',
-        batchWindowMs: 50,
-        writeTimeoutMs: 5000,
-        retryIntervalMs: 1000,
-        onFailure: 'closed',
-        maxQueue: 10_000,
-        record: { arguments: 'digest', results: 'digest' },
-        redact: {
-          keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
-          paths: [],
-          patterns: ['bearer-token', 'jwt', 'aws-access-key-id', 'card-number', 'private-key'].map((name) => ({ kind: 'builtin', name })),
-        },
-        rules: [],
-      },
+      audit: DEFAULT_AUDIT,
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
