@@ -3,7 +3,7 @@
 // thing in-process on port 0 (design.md house style 5).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import { Catalog } from './catalog/catalog.ts';
 import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from './observer.ts';
@@ -22,7 +22,7 @@ import { ok } from './jsonrpc/result.ts';
 import type { GatewayConfig } from './config/types.ts';
 import { createGateway } from './gateway.ts';
 import type { Logger } from './logger.ts';
-import { buildApp } from './server.ts';
+import { buildListener } from './server.ts';
 import { LegacySessions } from './transport/legacy-sessions.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { Notifier } from './transport/notifier.ts';
@@ -110,14 +110,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
   const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
-  const app = buildApp({ config, upstreams, mcp, metrics, extraRoutes: [approvals.routes] });
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
 
   // Upstreams start in the background: the gateway serves while they come up.
   for (const u of upstreams) void u.start();
 
-  const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port }, () => resolve(s));
+  // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
+  // above the configured limit so the gateway's check, which says which limit, answers first.
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
     s.once('error', reject);
+    s.listen(config.listen.port, config.listen.host, () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
@@ -130,7 +133,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     async close() {
       await new Promise<void>((r) => {
         server.close(() => r());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
       sessions.close();
       await enforcement.close();

@@ -7,7 +7,7 @@
 
 import { deepFreeze } from '../config/deep-freeze.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
-import { looksLikeJwt, readCredential } from './bearer-credentials.ts';
+import { looksLikeJwt, readCredential, type RequestHeaders } from './bearer-credentials.ts';
 import { principalFromClaims } from './claim-mapping.ts';
 import { keyDigest, matchKeyHash, parseKeyHash } from './hash-key.ts';
 import type { IdentityConfig, JwtConfig } from './identity-config.ts';
@@ -32,7 +32,7 @@ export interface AuthFailure {
 
 export type AuthenticatorDeps = JwtVerifierDeps;
 
-export type Authenticate = (headers: Headers) => Promise<Result<Principal, AuthFailure>>;
+export type Authenticate = (headers: RequestHeaders) => Promise<Result<Principal, AuthFailure>>;
 
 export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorDeps = {}): Authenticate {
   const jwt: { config: JwtConfig; verify: VerifyJwt } | undefined =

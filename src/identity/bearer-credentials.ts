@@ -21,7 +21,12 @@ const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
 // RFC 7519 section 3: a JWS compact serialization is three base64url parts (RFC 7515 section 7.1).
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-export function readCredential(headers: Headers): Credential {
+/** What is read of a request's headers: `Headers` and the endpoint's Node view both fit. */
+export interface RequestHeaders {
+  get(name: string): string | null;
+}
+
+export function readCredential(headers: RequestHeaders): Credential {
   // Headers.get joins repeated fields with ", ", which no valid value contains: two
   // Authorization headers are caught below as a malformed token.
   const authorization = headers.get('authorization');

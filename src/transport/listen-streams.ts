@@ -7,7 +7,8 @@ import { isJsonObject } from '../jsonrpc/message.ts';
 import { META_SUBSCRIPTION_ID } from '../upstream/upstream.ts';
 import type { LegacySession } from './legacy-sessions.ts';
 import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier } from './notifier.ts';
-import { openSseStream } from './sse-stream.ts';
+import type { HttpReply } from './http-io.ts';
+import { SseStream } from './sse-stream.ts';
 import { errorResponse } from './respond.ts';
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -18,7 +19,7 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
   resourcesListChanged: 'resources',
 };
 
-export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal?: Principal): Response {
+export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal?: Principal): HttpReply {
   const filter = msg.params?.notifications;
   if (!isJsonObject(filter)) {
     return errorResponse({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' }, msg.id, true);
@@ -35,19 +36,19 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   // so the acknowledgement leaves them out and the client can see that (d.6).
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
   let remove = (): void => undefined;
-  const stream = openSseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
+  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
   stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honoured } });
   remove = notifier.add({
     wants,
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } }),
     ...(principal ? { principal } : {}),
   });
-  return stream.response;
+  return stream;
 }
 
-export function openLegacyStream(session: LegacySession, notifier: Notifier, principal?: Principal): Response {
+export function openLegacyStream(session: LegacySession, notifier: Notifier, principal?: Principal): HttpReply {
   let remove = (): void => undefined;
-  const stream = openSseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
+  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
   remove = notifier.add({
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] }),
@@ -55,5 +56,5 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
     close: () => stream.close(),
     ...(principal ? { principal } : {}),
   });
-  return stream.response;
+  return stream;
 }

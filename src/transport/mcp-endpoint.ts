@@ -15,12 +15,13 @@ import { parseMessage } from '../jsonrpc/parse.ts';
 import type { Logger } from '../logger.ts';
 import { LEGACY_VERSION } from '../upstream/upstream.ts';
 import { ClientRequests } from './client-requests.ts';
-import { checkHeaderLimits, checkOrigin, readBodyLimited } from './http-guards.ts';
+import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
+import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
 import type { LegacySession, LegacySessions } from './legacy-sessions.ts';
 import { openLegacyStream, openListenStream } from './listen-streams.ts';
 import { checkModernRequest } from './modern-checks.ts';
 import type { Notifier } from './notifier.ts';
-import { dispatch, errorResponse, jsonResponse } from './respond.ts';
+import { dispatch, emptyReply, errorResponse, jsonResponse } from './respond.ts';
 import { GATEWAY_SERVER_INFO } from './era-result.ts';
 
 export interface EndpointDeps {
@@ -37,43 +38,48 @@ const SESSION_HEADER = 'mcp-session-id';
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
-export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise<Response> {
+function isRefusal(s: LegacySession | TextReply | undefined): s is TextReply {
+  return s !== undefined && 'status' in s;
+}
+
+export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Promise<HttpReply> {
   const { config, gateway, sessions, notifier, observer } = deps;
   /** Legacy in-flight requests by session and id, so notifications/cancelled can abort them. */
   const inflight = new Map<string, AbortController>();
   const clientRequests = new ClientRequests();
 
-  const guard = (req: Request): Response | undefined => {
-    const origin = checkOrigin(req.headers.get('origin') ?? undefined, config.allowedOrigins);
+  const guard = (req: HttpRequest): TextReply | undefined => {
+    const origin = checkOrigin(req.header('origin'), config.allowedOrigins);
     if (!origin.ok) return errorResponse(origin.error, undefined, true);
-    const limits = checkHeaderLimits(req.headers, config.limits.maxHeaderCount, config.limits.maxHeaderBytes);
+    const limits = checkHeaderLimits(req.rawHeaders, config.limits.maxHeaderCount, config.limits.maxHeaderBytes);
     if (!limits.ok) return errorResponse(limits.error, undefined, true);
     return undefined;
   };
 
   /** A session belongs to the principal that initialized it: anyone else gets the same 404
    * as for an unknown id, so ids cannot be probed or borrowed. */
-  const lookupSession = (req: Request, principal: Principal): LegacySession | Response | undefined => {
-    const id = req.headers.get(SESSION_HEADER);
-    if (id === null) return undefined;
+  const lookupSession = (req: HttpRequest, principal: Principal): LegacySession | TextReply | undefined => {
+    const id = req.header(SESSION_HEADER);
+    if (id === undefined) return undefined;
     const session = sessions.get(id.trim());
     if (session && session.owner === principal.authContext) return session;
     return errorResponse({ kind: 'session_not_found' }, undefined, false);
   };
 
-  async function post(req: Request, principal: Principal): Promise<Response> {
-    const contentType = req.headers.get('content-type');
-    if (contentType !== null && !JSON_CONTENT_TYPE.test(contentType)) {
+  async function post(req: HttpRequest, principal: Principal): Promise<HttpReply> {
+    const contentType = req.header('content-type');
+    if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
       return errorResponse({ kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, undefined, true);
     }
-    const body = await readBodyLimited(req, config.limits.maxBodyBytes);
-    if (!body.ok) return errorResponse(body.error, undefined, true);
+    const body = await req.readBody(config.limits.maxBodyBytes);
+    // The rest of an oversized body is not worth reading: the connection closes after the 413.
+    if (!body.ok) return errorResponse(body.error, undefined, true, body.error.kind === 'body_too_large' ? { connection: 'close' } : undefined);
     const parsed = parseMessage(body.value);
     if (!parsed.ok) return errorResponse(parsed.error.error, parsed.error.id, true);
     const msg = parsed.value;
-    const headers: HeaderLookup = (name) => req.headers.get(name) ?? undefined;
+    const headers: HeaderLookup = req.header;
     const session = lookupSession(req, principal);
-    if (session instanceof Response) {
+    if (isRefusal(session)) {
       // Only a known session id selects legacy (digest b.4 era dispatch). A stale one on a
       // request that names a modern version is ignored, as 2026-07-28 servers do (b.6); any
       // other request with an unknown id gets 2025-11-25's 404, which tells it to re-initialize.
@@ -83,7 +89,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     return modernMessage(req, msg, headers, principal);
   }
 
-  function initialize(msg: JsonRpcRequest, principal: Principal): Response {
+  function initialize(msg: JsonRpcRequest, principal: Principal): TextReply {
     const p = msg.params ?? {};
     const requested = typeof p.protocolVersion === 'string' ? p.protocolVersion : LEGACY_VERSION;
     // Version negotiation of 2025-11-25: answer with the client's version when we speak it.
@@ -100,7 +106,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     return jsonResponse(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': session.id });
   }
 
-  function legacyMessage(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): Response | Promise<Response> {
+  function legacyMessage(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply> {
     const version = headers('mcp-protocol-version');
     if (version !== undefined && !SUPPORTED_LEGACY_VERSIONS.includes(version.trim())) {
       return errorResponse({ kind: 'unsupported_version', requested: version.trim(), supported: ALL_SUPPORTED_VERSIONS }, undefined, false);
@@ -116,7 +122,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
         clientRequests.answer(session.id, msg);
       }
       // Responses to server requests and other notifications are accepted (202, digest b.2).
-      return new Response(null, { status: 202 });
+      return emptyReply(202);
     }
     if (msg.method === 'initialize') {
       return errorResponse({ kind: 'invalid_request', message: 'session already initialized' }, msg.id, false);
@@ -155,8 +161,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     );
   }
 
-  function modernMessage(req: Request, msg: JsonRpcMessage, headers: HeaderLookup, principal: Principal): Response | Promise<Response> {
-    if (isNotification(msg)) return new Response(null, { status: 202 });
+  function modernMessage(req: HttpRequest, msg: JsonRpcMessage, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply> {
+    if (isNotification(msg)) return emptyReply(202);
     if (!isRequest(msg)) {
       return errorResponse({ kind: 'invalid_request', message: 'clients must not send responses in 2026-07-28' }, undefined, true);
     }
@@ -170,8 +176,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     const observation = observer.begin({ ...observeInfo, protocolVersion: checked.value.protocolVersion });
     const abort = new AbortController();
     // Modern: closing the stream IS the cancellation (digest b.3).
-    if (req.signal.aborted) abort.abort();
-    else req.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    req.onAbort(() => abort.abort());
     const meta = checked.value;
     return dispatch(
       gateway,
@@ -192,12 +197,12 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
   }
 
   /** A request refused before dispatch still leaves its span, metrics and audit record. */
-  async function refuse(info: Parameters<Observer['rejected']>[0], e: GatewayError, id: RequestId, modern: boolean): Promise<Response> {
+  async function refuse(info: Parameters<Observer['rejected']>[0], e: GatewayError, id: RequestId, modern: boolean): Promise<TextReply> {
     await observer.rejected(info, e);
     return errorResponse(e, id, modern);
   }
 
-  return async (req: Request): Promise<Response> => {
+  return async (req: HttpRequest): Promise<HttpReply> => {
     const blocked = guard(req);
     if (blocked) return blocked;
     // Identity comes before anything is parsed (digest b.4 suggested order).
@@ -210,12 +215,12 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: Request) => Promise
     if (req.method === 'POST') return post(req, principal);
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = lookupSession(req, principal);
-      if (session instanceof Response) return session;
+      if (isRefusal(session)) return session;
       if (!session) return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'POST' });
       if (req.method === 'GET') return openLegacyStream(session, notifier, principal);
       sessions.remove(session.id);
       notifier.closeSession(session.id);
-      return new Response(null, { status: 204 });
+      return emptyReply(204);
     }
     return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'GET, POST, DELETE' });
   };

@@ -10,15 +10,21 @@ import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/mess
 import { shapeResult } from './era-result.ts';
 import type { Observation, Observer } from '../observer.ts';
 import type { ClientRequests } from './client-requests.ts';
-import { openSseStream, type SseStream } from './sse-stream.ts';
+import type { HttpReply, TextReply } from './http-io.ts';
+import { SseStream } from './sse-stream.ts';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
-export function jsonResponse(status: number, body: JsonObject | undefined, headers?: Record<string, string>): Response {
-  return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+export function jsonResponse(status: number, body: JsonObject | undefined, headers?: Record<string, string>): TextReply {
+  return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
 }
 
-export function errorResponse(e: GatewayError, id: RequestId | undefined, modern: boolean, headers?: Record<string, string>): Response {
+/** A reply with no body (202 Accepted, 204 No Content). */
+export function emptyReply(status: number): TextReply {
+  return { status };
+}
+
+export function errorResponse(e: GatewayError, id: RequestId | undefined, modern: boolean, headers?: Record<string, string>): TextReply {
   const { status, error } = mapError(e, modern);
   return jsonResponse(status, { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: error as unknown as JsonObject }, headers);
 }
@@ -57,21 +63,21 @@ export function dispatch(
     /** Span, metrics and audit of this request. */
     observe?: { observer: Observer; observation: Observation };
   },
-): Promise<Response> {
+): Promise<HttpReply> {
   let sse: SseStream | undefined;
-  let settle!: (r: Response) => void;
-  const response = new Promise<Response>((r) => {
+  let settle!: (r: HttpReply) => void;
+  const response = new Promise<HttpReply>((r) => {
     settle = r;
   });
   const ensureSse = (): SseStream => {
     if (!sse) {
-      sse = openSseStream({
+      sse = new SseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
         onCancel: () => {
           if (opts.cancelOnDisconnect) opts.abort.abort();
         },
       });
-      settle(sse.response);
+      settle(sse);
     }
     return sse;
   };
@@ -104,8 +110,8 @@ export function dispatch(
         // the upstream call ended with is not the client's news. The POST still needs an HTTP
         // response, so it gets an SSE stream that ends without one.
         await observe?.observer.finish(full, 'cancelled', observe.observation);
-        sse ??= openSseStream(opts.headers ? { headers: opts.headers } : {});
-        settle(sse.response);
+        sse ??= new SseStream(opts.headers ? { headers: opts.headers } : {});
+        settle(sse);
         sse.close();
         opts.onDone?.();
         return;
@@ -122,7 +128,10 @@ export function dispatch(
       if (sse) {
         sse.sendText(text);
         sse.close();
-      } else settle(new Response(text, { status, headers: { 'content-type': 'application/json', ...opts.headers, ...retryAfter(reply) } }));
+      } else {
+        const extra = opts.headers || !reply.ok ? { ...opts.headers, ...retryAfter(reply) } : undefined;
+        settle({ status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: text });
+      }
       opts.onDone?.();
     });
   return response;

@@ -1,16 +1,10 @@
 // A server-sent-events response the gateway writes to as messages arrive: one JSON-RPC
 // message per event's data (digest b.2), `X-Accel-Buffering: no` so proxies do not hold it,
-// comment lines as keep-alives on long-lived streams.
+// comment lines as keep-alives on long-lived streams. A stream can be written to before it
+// is attached to its HTTP response (a call's first notification decides that the reply is a
+// stream); what was sent meanwhile is written, in order, when it is attached.
+import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../jsonrpc/message.ts';
-
-export interface SseStream {
-  response: Response;
-  send(message: JsonObject): void;
-  /** A message already serialized as JSON. */
-  sendText(json: string): void;
-  close(): void;
-  readonly closed: boolean;
-}
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
@@ -18,50 +12,87 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-const encoder = new TextEncoder();
+export interface SseOptions {
+  headers?: Readonly<Record<string, string>>;
+  keepAliveMs?: number;
+  /** The client went away before the stream was closed: for HTTP that is the cancellation (digest b.3). */
+  onCancel?: () => void;
+}
 
-export function openSseStream(opts: { headers?: Record<string, string>; keepAliveMs?: number; onCancel?: () => void }): SseStream {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  const finish = (cancelled: boolean): void => {
-    if (closed) return;
-    closed = true;
-    clearInterval(timer);
-    if (cancelled) opts.onCancel?.();
-  };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    cancel() {
-      // The client went away: for HTTP that is the cancellation (digest b.3).
-      finish(true);
-    },
-  });
-  if (opts.keepAliveMs) {
-    timer = setInterval(() => {
-      if (!closed) controller.enqueue(encoder.encode(': keep-alive\n\n'));
-    }, opts.keepAliveMs);
-    timer.unref();
+export class SseStream {
+  #res: ServerResponse | undefined;
+  #pending: string[] = [];
+  #closed = false;
+  #ended = false;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #opts: SseOptions;
+
+  constructor(opts: SseOptions = {}) {
+    this.#opts = opts;
   }
-  const stream: SseStream = {
-    response: new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...opts.headers } }),
-    send(message) {
-      stream.sendText(JSON.stringify(message));
-    },
-    sendText(json) {
-      if (closed) return;
-      controller.enqueue(encoder.encode(`event: message\ndata: ${json}\n\n`));
-    },
-    close() {
-      if (closed) return;
-      controller.close();
-      finish(false);
-    },
-    get closed() {
-      return closed;
-    },
-  };
-  return stream;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Binds the stream to its response: headers now, then whatever was sent before. */
+  attach(res: ServerResponse): void {
+    this.#res = res;
+    res.writeHead(200, this.#opts.headers ? { ...SSE_HEADERS, ...this.#opts.headers } : SSE_HEADERS);
+    if (this.#pending.length > 0) res.write(this.#pending.join(''));
+    else res.flushHeaders();
+    this.#pending = [];
+    if (this.#closed) {
+      this.#end();
+      return;
+    }
+    const gone = (): void => {
+      if (this.#ended) return;
+      // The client went away first.
+      this.#ended = true;
+      if (this.#closed) return;
+      this.#stop();
+      this.#opts.onCancel?.();
+    };
+    if (res.destroyed) {
+      gone();
+      return;
+    }
+    res.once('close', gone);
+    const every = this.#opts.keepAliveMs;
+    if (every) {
+      this.#timer = setInterval(() => this.#write(': keep-alive\n\n'), every);
+      this.#timer.unref();
+    }
+  }
+
+  send(message: JsonObject): void {
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** A message already serialized as JSON. */
+  sendText(json: string): void {
+    if (!this.#closed) this.#write(`event: message\ndata: ${json}\n\n`);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#stop();
+    if (this.#res) this.#end();
+  }
+
+  #write(chunk: string): void {
+    if (this.#res) this.#res.write(chunk);
+    else this.#pending.push(chunk);
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#res?.end();
+  }
+
+  #stop(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+  }
 }
