@@ -103,15 +103,17 @@ describe('body limit (limits.maxBodyBytes)', () => {
   it('refuses a body over the limit that declares its Content-Length with 413', async () => {
     const res = await postJson(gw.url, oversized(), listHeaders());
     expectError(res, 413, -32600, new RegExp(`${MAX_BODY} bytes`));
+    // The rest of the body is not read: the connection ends with the answer.
+    expect(res.headers.get('connection')).toBe('close');
   });
 
   it('refuses a chunked body without Content-Length once it passes the limit', async () => {
     const text = oversized();
-    const res = await new Promise<{ status: number; json: any; chunked: boolean }>((resolve, reject) => {
+    const res = await new Promise<{ status: number; json: any; chunked: boolean; connection?: string }>((resolve, reject) => {
       const req = httpRequest(gw.url, { method: 'POST', headers: listHeaders() }, (r) => {
         let data = '';
         r.on('data', (c: Buffer) => (data += c.toString()));
-        r.on('end', () => resolve({ status: r.statusCode ?? 0, json: JSON.parse(data), chunked: req.getHeader('content-length') === undefined }));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, json: JSON.parse(data), chunked: req.getHeader('content-length') === undefined, connection: r.headers.connection }));
       });
       req.on('error', reject);
       // Several writes and no Content-Length: Node sends Transfer-Encoding: chunked.
@@ -120,6 +122,7 @@ describe('body limit (limits.maxBodyBytes)', () => {
     });
     expect(res.chunked).toBe(true);
     expectError(res, 413, -32600);
+    expect(res.connection).toBe('close');
   });
 
   it('accepts a body just under the limit', async () => {
