@@ -3,7 +3,9 @@
 // nginx as a plain HTTP pass-through when nginx is installed. Two Gatehouse arms: plain (no
 // identity, no policy), and the way it is deployed — an API key (identity), a realistic
 // 10-rule policy that allows the echo (no rate limits), the audit trail when the config
-// schema has it (gateway-features.ts), and metrics (always on). The client speaks legacy to all:
+// schema has it (gateway-features.ts), and metrics (always on). A second yardstick next to
+// nginx: the least a Node.js MCP proxy can do (node-floor-server.ts), which shows what of
+// Gatehouse's cost is Node's and what is Gatehouse's own. The client speaks legacy to all:
 // one initialized session each, then POSTs with Mcp-Session-Id and unique ids. Gatehouse's
 // CPU time per call (scenario 6) is read from /proc in its rounds.
 import { join } from 'node:path';
@@ -13,12 +15,14 @@ import { API_KEY_HEADERS, describeObservability, describePlain, identityConfig, 
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findNginx, startNginx } from '../harness/nginx.ts';
+import { startNodeFloor } from '../harness/node-floor.ts';
 import { startEverything } from '../harness/upstream-processes.ts';
 import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const ID = 'legacy';
 const UPSTREAM = 'everything';
 const POLICY_ARM = 'gatehouse + policy (+ audit/metrics when available)';
+const FLOOR_ARM = 'node floor (minimal Node proxy)';
 
 export const toolsCallLegacy: Scenario = {
   id: ID,
@@ -40,6 +44,8 @@ export const toolsCallLegacy: Scenario = {
       const nginxBin = findNginx();
       const nginx = nginxBin ? await startNginx(ctx.pinning, nginxBin, ctx.tmpDir, everything.url) : undefined;
       if (nginx) stoppers.push(nginx.stop);
+      const floor = await startNodeFloor(ctx.pinning, everything.url);
+      stoppers.push(floor.stop);
 
       const arms: Arm[] = [
         {
@@ -69,9 +75,17 @@ export const toolsCallLegacy: Scenario = {
           cpuPids: { nginx: nginx.pid, upstream: everything.pid },
         });
       }
+      arms.push({
+        name: FLOOR_ARM,
+        spec: { url: floor.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: 'unused-by-the-floor', tool: 'echo' } },
+        cpuPids: { floor: floor.pid, upstream: everything.pid },
+      });
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
-      const [direct, gw, gwp, ng] = summaries as [ArmSummary, ArmSummary, ArmSummary, ArmSummary | undefined];
-      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx' });
+      const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
+      const ng = summaries.find((s) => s.name === 'nginx pass-through');
+      const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
+      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor' });
+      rows.find((r) => r.label === FLOOR_ARM)!.note += '; yardstick: node:http + undici, JSON parse and id swap only, no checks (bench/harness/node-floor-server.ts)';
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
       rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}`;
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
@@ -91,7 +105,9 @@ export const toolsCallLegacy: Scenario = {
           policyVsPlainThroughput: gwp.rps / gw.rps,
           observabilityFeatures: observability.enabled.length,
           upstreamCpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN,
-          ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms } : {}),
+          ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms, nginxCpuUsPerCall: ng.cpuUsPerCall.nginx ?? Number.NaN } : {}),
+          nodeFloorThroughputRatio: fl.rps / direct.rps,
+          nodeFloorCpuUsPerCall: fl.cpuUsPerCall.floor ?? Number.NaN,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
         details: summaries,
