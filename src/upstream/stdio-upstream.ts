@@ -97,6 +97,8 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (this.child !== child) return;
     this.child = undefined;
     this.era = undefined;
+    // Lines meant for the dead child never reach its successor; their calls fail below.
+    this.outbox = [];
     for (const p of this.pending.values()) p.resolve(new Error(reason));
     this.pending.clear();
     this.progress.clear();
@@ -107,11 +109,23 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.delay = Math.min(this.delay * 2, this.config.restart.maxDelayMs);
   }
 
+  /** Lines written in this turn of the event loop: one pipe write for all of them. */
+  private outbox: string[] = [];
+
   private write(m: JsonObject): boolean {
     const stdin = this.child?.stdin;
     if (!stdin || !stdin.writable) return false;
-    stdin.write(`${JSON.stringify(m)}\n`);
+    if (this.outbox.length === 0) setImmediate(() => this.flush());
+    this.outbox.push(`${JSON.stringify(m)}\n`);
     return true;
+  }
+
+  private flush(): void {
+    const lines = this.outbox;
+    if (lines.length === 0) return;
+    this.outbox = [];
+    const stdin = this.child?.stdin;
+    if (stdin?.writable) stdin.write(lines.length === 1 ? lines[0]! : lines.join(''));
   }
 
   private onLine(line: string): void {
