@@ -41,7 +41,7 @@ function shapeLegacy(method: string, result: JsonObject): JsonObject {
   return out;
 }
 
-function legacyTool(tool: JsonObject): JsonObject {
+export function legacyTool(tool: JsonObject): JsonObject {
   const schema = tool.outputSchema;
   if (schema === undefined || (isJsonObject(schema) && schema.type === 'object')) return tool;
   const { outputSchema: _, ...rest } = tool;

@@ -8,6 +8,7 @@ import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
 import { shapeResult } from './era-result.ts';
+import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import type { HttpReply, TextReply } from './http-io.ts';
@@ -29,19 +30,22 @@ export function errorResponse(e: GatewayError, id: RequestId | undefined, modern
   return jsonResponse(status, { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: error as unknown as JsonObject }, headers);
 }
 
-function finalMessage(call: Call, reply: Reply): { status: number; body: JsonObject } {
+/** The final JSON-RPC message of a call, as text, with its HTTP status. */
+function finalMessage(call: Call, reply: Reply): { status: number; text: string } {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},`;
   if (reply.ok) {
     const result = reply.value;
     if (call.era === 'legacy' && result.resultType === 'input_required') {
       // MRTR cannot be expressed to a 2025-11-25 client yet; say so rather than send an
       // invalid result.
       const e = mapError({ kind: 'internal', message: 'the upstream asked for client input (input_required), which Gatehouse cannot yet relay to 2025-11-25 clients' });
-      return { status: e.status, body: { jsonrpc: '2.0', id: call.id, error: e.error as unknown as JsonObject } };
+      return { status: e.status, text: `${head}"error":${JSON.stringify(e.error)}}` };
     }
-    return { status: 200, body: { jsonrpc: '2.0', id: call.id, result: shapeResult(call.method, result, call.era) } };
+    const text = listResultJson(call.method, result, call.era) ?? JSON.stringify(shapeResult(call.method, result, call.era));
+    return { status: 200, text: `${head}"result":${text}}` };
   }
   const { status, error } = mapError(reply.error, call.era === 'modern');
-  return { status, body: { jsonrpc: '2.0', id: call.id, error: error as unknown as JsonObject } };
+  return { status, text: `${head}"error":${JSON.stringify(error)}}` };
 }
 
 /** 429s say when to come back (RFC 9110 Retry-After), so HTTP clients and proxies can wait. */
@@ -116,14 +120,12 @@ export function dispatch(
         opts.onDone?.();
         return;
       }
-      let { status, body } = finalMessage(full, reply);
-      let text = JSON.stringify(body);
+      let { status, text } = finalMessage(full, reply);
       // The record of a completed request is written before its response leaves (issue:
       // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
       const recorded = (await observe?.observer.finish(full, reply, observe.observation, Buffer.byteLength(text))) ?? true;
       if (!recorded) {
-        ({ status, body } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
-        text = JSON.stringify(body);
+        ({ status, text } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
       }
       if (sse) {
         sse.sendText(text);
