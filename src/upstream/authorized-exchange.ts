@@ -33,8 +33,8 @@ export async function authorizedExchange(
  * without credentials when they cannot be had, as nothing waits for the answer. */
 export async function withCredentials(
   credentials: UpstreamCredentials | undefined,
-  headers: Record<string, string>,
-): Promise<Record<string, string>> {
+  headers: Readonly<Record<string, string>>,
+): Promise<Readonly<Record<string, string>>> {
   const sent = await credentials?.headers();
   return sent?.ok ? { ...sent.value, ...headers } : headers;
 }

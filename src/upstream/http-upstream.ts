@@ -2,7 +2,8 @@
 // `server/discover` probe with legacy `initialize` fallback (spec digest b.7), the answer
 // cached and probed again when the upstream stops working. Legacy sessions are created,
 // reused and re-created on 404 without the downstream client noticing (g.3 step 1).
-import { Pool } from 'undici';
+// Pool, credentials and resending: upstream-connection.ts; request headers:
+// request-headers.ts; what a lost connection means: connection-loss.ts.
 import type { HttpUpstreamConfig } from '../config/types.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
@@ -12,42 +13,37 @@ import type { Logger } from '../logger.ts';
 import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from './era-shape.ts';
 import { encodeHeaderValue } from '../headers/header-value.ts';
 import { describeNetworkError as describe, headerString, type ExchangeOutcome } from './http-exchange.ts';
-import { authorizedExchange, withCredentials } from './authorized-exchange.ts';
+import { isLostConnection } from './connection-loss.ts';
+import { RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials } from './upstream-credentials.ts';
+import { UpstreamConnection, type Sent } from './upstream-connection.ts';
 import { UpstreamBase } from './upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
-import { LEGACY_VERSION, MODERN_VERSION, type Era, type UpstreamRequest } from './upstream.ts';
+import type { Era, UpstreamRequest } from './upstream.ts';
 
 const FIRST_REPROBE_MS = 500;
 const MAX_REPROBE_MS = 5000;
-const RESERVED_HEADER = /^(mcp-|host$|content-length$|content-type$|accept$|connection$|transfer-encoding$)/i;
+const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
-  private readonly pool: Pool;
-  private readonly path: string;
-  private readonly staticHeaders: Record<string, string>;
+  private readonly link: UpstreamConnection;
+  private readonly headers: RequestHeaders;
   private era: Era | undefined;
   private sessionId: string | undefined;
   /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
   private legacyReady = false;
-  private legacyVersion = LEGACY_VERSION;
   private probing: Promise<Result<Era, GatewayError>> | undefined;
-  private nextId = 1;
+  /** A check after a lost connection is under way (checkAfterLoss). */
+  private checking = false;
   private stream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
-  private readonly credentials = createUpstreamCredentials(this.config, this.logger); // the upstream's own, never the client's
 
   constructor(config: HttpUpstreamConfig, logger: Logger) {
     super(config, 'http', logger);
-    const url = new URL(config.url);
-    this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 });
-    this.path = url.pathname + url.search;
-    // Computed Mcp-* and framing headers can never be overridden by configured ones (issue 3).
-    this.staticHeaders = {};
-    for (const [k, v] of Object.entries(config.headers)) {
-      if (!RESERVED_HEADER.test(k)) this.staticHeaders[k.toLowerCase()] = v;
-    }
+    // The upstream's own credentials, never the client's.
+    this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger);
+    this.headers = new RequestHeaders(config.headers);
   }
 
   override currentEra(): Era | undefined {
@@ -65,8 +61,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (first.ok || first.error.kind !== 'session_not_found') return first;
     // The upstream forgot our legacy session: start a new one and retry once (g.3 step 1).
     this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
-    this.sessionId = undefined;
-    this.legacyReady = false;
+    this.setSession(undefined);
     const again = await this.ready();
     if (!again.ok) return again;
     const second = await this.send(again.value, req);
@@ -83,30 +78,19 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return this.probing;
   }
 
-  private headersFor(era: Era, method: string, extra?: Readonly<Record<string, string>>): Record<string, string> {
-    const h: Record<string, string> = {
-      ...this.staticHeaders,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-method': method,
-    };
-    if (era === 'modern') h['mcp-protocol-version'] = MODERN_VERSION;
-    else if (method !== 'initialize') h['mcp-protocol-version'] = this.legacyVersion;
-    if (era === 'legacy' && this.sessionId && method !== 'initialize') h['mcp-session-id'] = this.sessionId;
-    if (extra) for (const [k, v] of Object.entries(extra)) h[k.toLowerCase()] = v;
-    return h;
+  private setSession(sessionId: string | undefined, legacyVersion?: string): void {
+    this.sessionId = sessionId;
+    if (sessionId === undefined) this.legacyReady = false;
+    this.headers.setSession(sessionId, legacyVersion);
   }
 
   private async probe(): Promise<Result<Era, GatewayError>> {
-    const disc = await authorizedExchange(this.credentials, {
-      pool: this.pool,
-      path: this.path,
-      headers: this.headersFor('modern', 'server/discover'),
-      body: { jsonrpc: '2.0', id: this.nextId++, method: 'server/discover', params: discoverParams() },
-      signal: AbortSignal.timeout(this.config.timeoutMs),
+    const disc = await this.link.post({
+      headers: this.headers.for('modern', 'server/discover'),
+      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'server/discover', params: discoverParams() },
     });
     if (disc.kind === 'credentials_failed') return this.fail(disc.error.reason);
-    if (disc.kind === 'network_error') return this.fail(`cannot reach ${this.config.url}: ${describe(disc.error)}`);
+    if (disc.kind !== 'response' && disc.kind !== 'http_error' && disc.kind !== 'accepted') return this.fail(`cannot reach ${this.config.url}: ${this.why(disc)}`);
     if (disc.kind === 'response' && !isErrorResponse(disc.message)) {
       this.era = 'modern';
       this.setIdentity(identityFromDiscover(disc.message.result));
@@ -122,35 +106,31 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private async initialize(): Promise<Result<Era, GatewayError>> {
-    const init = await authorizedExchange(this.credentials, {
-      pool: this.pool,
-      path: this.path,
-      headers: this.headersFor('legacy', 'initialize'),
-      body: { jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params: initializeParams() },
-      signal: AbortSignal.timeout(this.config.timeoutMs),
+    const init = await this.link.post({
+      headers: this.headers.for('legacy', 'initialize'),
+      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'initialize', params: initializeParams() },
     });
     if (init.kind === 'credentials_failed') return this.fail(init.error.reason);
-    if (init.kind === 'network_error') return this.fail(`cannot reach ${this.config.url}: ${describe(init.error)}`);
+    if (init.kind !== 'response' && init.kind !== 'http_error' && init.kind !== 'accepted') return this.fail(`cannot reach ${this.config.url}: ${this.why(init)}`);
     if (init.kind !== 'response' || isErrorResponse(init.message)) {
       const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : `HTTP ${init.status}`;
       return this.fail(`neither server/discover nor initialize succeeded (${why})`);
     }
     const result = init.message.result;
-    this.sessionId = headerString(init.headers['mcp-session-id']) || undefined;
-    if (typeof result.protocolVersion === 'string') this.legacyVersion = result.protocolVersion;
+    this.setSession(headerString(init.headers['mcp-session-id']) || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
     this.era = 'legacy';
     this.setIdentity(identityFromInitialize(result));
-    await authorizedExchange(this.credentials, {
-      pool: this.pool,
-      path: this.path,
-      headers: this.headersFor('legacy', 'notifications/initialized'),
-      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
-      signal: AbortSignal.timeout(this.config.timeoutMs),
-    });
+    await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     this.legacyReady = true;
     this.markUp();
     this.openStream();
     return ok('legacy');
+  }
+
+  /** Why an exchange got no answer, in words. */
+  private why(o: Extract<Sent, { kind: 'network_error' | 'timeout' | 'aborted' }>): string {
+    if (o.kind === 'network_error') return describe(o.error);
+    return o.kind === 'timeout' ? `no answer within ${this.config.timeoutMs} ms` : 'cancelled';
   }
 
   private openStream(): void {
@@ -158,12 +138,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const era = this.era;
     if (!era) return;
     this.stream = new NotificationStream({
-      pool: this.pool,
-      path: this.path,
+      pool: this.link.pool,
+      path: this.link.path,
       era,
       capabilities: this.identity()?.capabilities ?? {},
-      headers: () => this.headersFor(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
-      credentials: this.credentials,
+      headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
+      credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n),
       logger: this.logger,
     });
@@ -175,8 +155,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
    * successful probe opens a fresh one. */
   private fail(reason: string): Result<never, GatewayError> {
     this.era = undefined;
-    this.sessionId = undefined;
-    this.legacyReady = false;
+    this.setSession(undefined);
     this.stream?.close();
     this.stream = undefined;
     this.markDown(reason);
@@ -200,46 +179,56 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.reprobeTimer.unref();
   }
 
+  /**
+   * A connection was lost under one call: that call fails, but era and session stay, as
+   * other calls may be doing fine. One cheap idempotent request (legacy ping in the session,
+   * modern server/discover) tells whether the upstream is still there; only if it is not is
+   * the upstream marked down (connection-loss.ts).
+   */
+  private checkAfterLoss(): void {
+    const era = this.era;
+    if (this.checking || era === undefined || this.closed) return;
+    this.checking = true;
+    const method = era === 'modern' ? 'server/discover' : 'ping';
+    void this.link.post({ headers: this.headers.for(era, method), body: { jsonrpc: '2.0', id: this.link.nextId(), method, params: era === 'modern' ? discoverParams() : {} } })
+      .then((o) => {
+        if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) {
+          this.fail(`connection to ${this.config.url} failed: ${this.why(o)}`);
+        }
+      })
+      .finally(() => {
+        this.checking = false;
+      });
+  }
+
+  private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
+    const name = req.method === 'resources/read' ? req.params.uri : req.params.name;
+    const named = era === 'modern' && typeof name === 'string' && NAMED_METHODS.has(req.method);
+    if (!named && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.headers.for(era, req.method);
+    const h = this.headers.with(era, req.method, req.paramHeaders, req.traceHeaders);
+    if (named) h['mcp-name'] = encodeHeaderValue(name);
+    return h;
+  }
+
   private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
-    const id = this.nextId++;
-    const method = req.method;
-    const name = method === 'resources/read' ? req.params.uri : req.params.name;
-    const headers = this.headersFor(era, method, req.paramHeaders);
-    if (req.traceHeaders) for (const [k, v] of Object.entries(req.traceHeaders)) headers[k.toLowerCase()] = v;
-    if (era === 'modern' && typeof name === 'string' && /^(tools\/call|prompts\/get|resources\/read)$/.test(method)) {
-      headers['mcp-name'] = encodeHeaderValue(name);
-    }
-    // One controller and one timer per call: cheaper than AbortSignal.timeout + .any on the
-    // hot path, and it tells a timeout apart from a client that went away.
-    const abort = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort(new DOMException('upstream timeout', 'TimeoutError'));
-    }, this.config.timeoutMs);
-    const onClientAbort = (): void => abort.abort(req.signal?.reason);
-    if (req.signal?.aborted) onClientAbort();
-    else req.signal?.addEventListener('abort', onClientAbort, { once: true });
-    const signal = abort.signal;
-    const outcome = await authorizedExchange(this.credentials, {
-      pool: this.pool,
-      path: this.path,
-      headers,
-      body: { jsonrpc: '2.0', id, method, params: shapeParams(req, era) },
-      signal,
+    const body: JsonObject = { jsonrpc: '2.0', id: this.link.nextId(), method: req.method, params: shapeParams(req, era) };
+    const outcome = await this.link.post({
+      headers: this.headersOf(era, req),
+      body,
+      signal: req.signal,
       onNotification: (n) => {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
     });
-    clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onClientAbort);
-    if (signal.aborted && era === 'legacy') void this.cancelLegacy(id, timedOut ? 'timeout' : 'client disconnected');
-    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, timedOut);
+    // Legacy: a disconnect is not a cancel; tell the upstream explicitly (digest b.3, g.3 step 7).
+    if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
+      void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected');
+    }
+    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome);
   }
 
-  private toResult(outcome: ExchangeOutcome, timedOut: boolean): Result<JsonObject, GatewayError> {
-    if (timedOut) return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
+  private toResult(outcome: ExchangeOutcome): Result<JsonObject, GatewayError> {
     switch (outcome.kind) {
       case 'response':
         return isErrorResponse(outcome.message)
@@ -253,10 +242,16 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
           return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error });
         }
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
+      case 'timeout':
+        return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
+      case 'aborted':
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'the request was cancelled' });
       case 'network_error': {
         // Name the URL: this reason becomes lastError in /readyz and the "upstream down" log.
         const reason = `connection to ${this.config.url} failed: ${describe(outcome.error)}`;
-        if (outcome.error.name !== 'AbortError' && !this.closed) return this.fail(reason);
+        if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
+        if (!outcome.responded && !isLostConnection(outcome.error)) return this.fail(reason);
+        this.checkAfterLoss();
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
       }
     }
@@ -268,17 +263,13 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const reply: JsonObject = r.method === 'ping'
       ? { jsonrpc: '2.0', id: r.id, result: {} }
       : { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Gatehouse does not relay ${r.method} to this client` } };
-    await authorizedExchange(this.credentials, { pool: this.pool, path: this.path, headers: this.headersFor(era, 'response'), body: reply });
+    await this.link.post({ headers: this.headers.for(era, 'response'), body: reply });
   }
 
-  /** Legacy: a disconnect is not a cancel; tell the upstream explicitly (digest b.3, g.3 step 7). */
   private async cancelLegacy(requestId: number, reason: string): Promise<void> {
-    await authorizedExchange(this.credentials, {
-      pool: this.pool,
-      path: this.path,
-      headers: this.headersFor('legacy', 'notifications/cancelled'),
+    await this.link.post({
+      headers: this.headers.for('legacy', 'notifications/cancelled'),
       body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } },
-      signal: AbortSignal.timeout(this.config.timeoutMs),
     });
   }
 
@@ -286,15 +277,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.closed = true;
     clearTimeout(this.reprobeTimer);
     this.stream?.close();
-    if (this.era === 'legacy' && this.sessionId) {
-      await this.pool
-        .request({ path: this.path, method: 'DELETE', headers: await withCredentials(this.credentials, this.headersFor('legacy', 'DELETE')), signal: AbortSignal.timeout(1000) })
-        .then((r) => r.body.dump())
-        .catch(() => undefined);
-    }
-    // destroy, not close: close() waits for in-flight calls, whose callers are already gone
-    // (the server cut their connections), so shutdown would wait out the longest tool call.
-    await this.pool.destroy().catch(() => undefined);
-    await this.credentials?.close();
+    if (this.era === 'legacy' && this.sessionId) await this.link.delete(this.headers.for('legacy', 'DELETE'));
+    await this.link.close();
   }
 }

@@ -7,6 +7,7 @@ import { isJsonObject } from '../jsonrpc/message.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams } from './era-shape.ts';
 import { readSseData } from './sse-reader.ts';
+import { parseWireMessage } from './wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
 import type { Era } from './upstream.ts';
 
@@ -15,7 +16,7 @@ export interface NotificationStreamOptions {
   path: string;
   era: Era;
   capabilities: JsonObject;
-  headers: () => Record<string, string>;
+  headers: () => Readonly<Record<string, string>>;
   /** The upstream's own credentials, asked for on every (re)connect; a 401 drops them. */
   credentials: UpstreamCredentials | undefined;
   onNotification: (n: JsonRpcNotification) => void;
@@ -93,18 +94,17 @@ export class NotificationStream {
     }
     this.backoff = 500;
     for await (const data of readSseData(res.body)) {
-      try {
-        const m: unknown = JSON.parse(data);
-        if (isJsonObject(m) && typeof m.method === 'string') this.opts.onNotification(m as unknown as JsonRpcNotification);
-      } catch {
-        this.opts.logger.warn('unparseable message on notification stream');
-      }
+      // Empty data is a priming event (SDK 1.x), not a broken message.
+      if (data === '') continue;
+      const m = parseWireMessage(data);
+      if (m === undefined) this.opts.logger.warn('unparseable message on notification stream');
+      else if ('method' in m && typeof m.method === 'string') this.opts.onNotification(m as JsonRpcNotification);
     }
     return 200;
   }
 }
 
-function omit(h: Record<string, string>, keys: string[]): Record<string, string> {
+function omit(h: Readonly<Record<string, string>>, keys: string[]): Record<string, string> {
   const out = { ...h };
   for (const k of keys) delete out[k];
   return out;

@@ -1,0 +1,154 @@
+// One exchange (src/upstream/http-exchange.ts) against a real Node HTTP server on 127.0.0.1:
+// every kind of answer a Streamable HTTP server may give (digest b.2), relayed as it arrives.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../src/jsonrpc/message.ts';
+import { exchange, type ExchangeInput } from '../../src/upstream/http-exchange.ts';
+import { SSE_HEADERS, sseEvent } from './scripted-server.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: { id?: unknown }) => void;
+
+let server: Server | undefined;
+let pool: Pool | undefined;
+
+afterEach(async () => {
+  await pool?.destroy();
+  server?.closeAllConnections();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = pool = undefined;
+});
+
+async function serve(handler: Handler): Promise<Pool> {
+  server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => handler(req, res, JSON.parse(raw || '{}') as { id?: unknown }));
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  return pool;
+}
+
+function input(p: Pool, extra: Partial<ExchangeInput> = {}): ExchangeInput {
+  return { pool: p, path: '/mcp', headers: { 'content-type': 'application/json' }, body: { jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }, ...extra };
+}
+
+const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } };
+
+describe('exchange over SSE', () => {
+  it('hands over each notification as it arrives, before the response is sent', async () => {
+    let delivered!: () => void;
+    const seen = new Promise<void>((r) => (delivered = r));
+    const p = await serve((_req, res, body) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.write(`id: x\ndata: \n\n${sseEvent(progress)}`);
+      // The response goes out only once the client has relayed the notification.
+      void seen.then(() => res.end(sseEvent({ jsonrpc: '2.0', id: body.id, result: { ok: true } })));
+    });
+    const notes: JsonRpcNotification[] = [];
+    const outcome = await exchange(input(p, { onNotification: (n) => (notes.push(n), delivered()) }));
+    expect(notes).toEqual([progress]);
+    expect(outcome).toMatchObject({ kind: 'response', status: 200, message: { id: 7, result: { ok: true } } });
+  });
+
+  it('passes requests the upstream starts on the stream to onServerRequest', async () => {
+    const p = await serve((_req, res, body) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.end(sseEvent({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' }) + sseEvent({ jsonrpc: '2.0', id: body.id, result: {} }));
+    });
+    const requests: JsonRpcRequest[] = [];
+    const outcome = await exchange(input(p, { onServerRequest: (r) => requests.push(r) }));
+    expect(requests).toEqual([{ jsonrpc: '2.0', id: 'srv-1', method: 'ping' }]);
+    expect(outcome.kind).toBe('response');
+  });
+
+  it('answers as soon as the response arrives on a stream the server keeps open', async () => {
+    const p = await serve((_req, res, body) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.write(sseEvent({ jsonrpc: '2.0', id: body.id, result: { early: true } }));
+    });
+    expect(await exchange(input(p))).toMatchObject({ kind: 'response', message: { result: { early: true } } });
+  });
+
+  it('reports a stream that ends without the response as a network error after a status', async () => {
+    const p = await serve((_req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.end(sseEvent(progress) + 'data: not json\n\n');
+    });
+    const outcome = await exchange(input(p));
+    expect(outcome).toMatchObject({ kind: 'network_error', responded: true });
+    expect(outcome.kind === 'network_error' && outcome.error.message).toBe('stream closed before the response arrived');
+  });
+
+  it('stops and reports the error when relaying a notification throws', async () => {
+    const p = await serve((_req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.write(sseEvent(progress));
+    });
+    const outcome = await exchange(input(p, { onNotification: () => { throw new Error('relay broke'); } }));
+    expect(outcome).toMatchObject({ kind: 'network_error', responded: true, error: { message: 'relay broke' } });
+  });
+});
+
+describe('exchange with other answers', () => {
+  it('reads a JSON body', async () => {
+    const p = await serve((_req, res, body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { json: 1 } })));
+    expect(await exchange(input(p))).toMatchObject({ kind: 'response', message: { result: { json: 1 } } });
+  });
+
+  it('takes 202 for an accepted notification', async () => {
+    const p = await serve((_req, res) => res.writeHead(202).end());
+    expect(await exchange(input(p, { body: { jsonrpc: '2.0', method: 'notifications/initialized' } }))).toMatchObject({ kind: 'accepted', status: 202 });
+  });
+
+  it('keeps the body and the JSON-RPC error of an HTTP error', async () => {
+    const error = { jsonrpc: '2.0', id: 7, error: { code: -32020, message: 'Header mismatch' } };
+    const p = await serve((_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error)));
+    expect(await exchange(input(p))).toMatchObject({ kind: 'http_error', status: 400, bodyText: JSON.stringify(error), message: error });
+  });
+
+  it('reports a 200 whose body is not the response as an HTTP error with the body', async () => {
+    const p = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":99,"result":{}}'));
+    expect(await exchange(input(p))).toMatchObject({ kind: 'http_error', status: 200, bodyText: '{"jsonrpc":"2.0","id":99,"result":{}}' });
+  });
+});
+
+describe('exchange cut short', () => {
+  it('times out, and closes the connection so that the server sees the cancel (digest b.3)', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    const p = await serve((_req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.on('close', closed);
+    });
+    expect(await exchange(input(p, { timeoutMs: 100 }))).toEqual({ kind: 'timeout' });
+    await serverSawClose;
+  });
+
+  it('stops when the caller goes away', async () => {
+    const p = await serve((_req, res) => res.writeHead(200, SSE_HEADERS).write(': waiting\n\n'));
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 50);
+    expect(await exchange(input(p, { signal: abort.signal }))).toEqual({ kind: 'aborted' });
+  });
+
+  it('sends nothing for a caller that is already gone', async () => {
+    let requests = 0;
+    const p = await serve((_req, res) => (requests++, res.writeHead(202).end()));
+    const abort = new AbortController();
+    abort.abort();
+    expect(await exchange(input(p, { signal: abort.signal }))).toEqual({ kind: 'aborted' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(requests).toBe(0);
+  });
+
+  it('reports a refused connection as a network error before any status', async () => {
+    const p = await serve(() => undefined);
+    await new Promise<void>((r) => server!.close(() => r()));
+    const outcome = await exchange(input(p));
+    expect(outcome).toMatchObject({ kind: 'network_error', responded: false });
+    expect(outcome.kind === 'network_error' && `${outcome.error.message} ${(outcome.error as { code?: string }).code}`).toContain('ECONNREFUSED');
+  });
+});

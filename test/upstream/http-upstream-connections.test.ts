@@ -1,0 +1,117 @@
+// Pooled keep-alive connections to an HTTP upstream against a real Node server on 127.0.0.1:
+// a connection the upstream closes while idle must not fail a call (issue 7: one tools/call
+// failed with ECONNRESET after the pool sat idle ~6 s), one lost connection fails one call
+// without throwing away a healthy upstream's session, only idempotent requests go again, and
+// a refused connection still marks the upstream down.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HttpUpstreamConfig } from '../../src/config/types.ts';
+import { createLogger } from '../../src/logger.ts';
+import { HttpUpstream } from '../../src/upstream/http-upstream.ts';
+import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
+import { startScriptedServer, type ScriptedServer } from './scripted-server.ts';
+
+/** Node's default server keepAliveTimeout, which server-everything (Express) runs with. */
+const NODE_KEEP_ALIVE_MS = 5000;
+
+let server: ScriptedServer | undefined;
+let upstream: HttpUpstream | undefined;
+
+afterEach(async () => {
+  await upstream?.close();
+  await server?.close();
+  upstream = server = undefined;
+});
+
+function connect(url: string): HttpUpstream {
+  const config: HttpUpstreamConfig = { kind: 'http', name: 'everything', prefix: 'everything', url, headers: {}, headerFiles: [], auth: undefined, timeoutMs: 5000, listTtlMs: 0 };
+  return new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
+}
+
+function call(message: string): UpstreamRequest {
+  return { method: 'tools/call', params: { name: 'echo', arguments: { message } }, clientCapabilities: {} };
+}
+
+describe('idle keep-alive connections', () => {
+  it('never reuses a connection the upstream may already have closed (Node closes idle ones after 5 s)', async () => {
+    server = await startScriptedServer({ idleCloseMs: NODE_KEEP_ALIVE_MS });
+    upstream = connect(server.url);
+    await upstream.start();
+    expect(await upstream.request(call('one'))).toMatchObject({ ok: true });
+    await new Promise((r) => setTimeout(r, NODE_KEEP_ALIVE_MS + 300));
+
+    const after = await upstream.request(call('two'));
+    expect(after).toEqual({ ok: true, value: { content: [{ type: 'text', text: 'Echo: two' }] } });
+    expect(server.count('tools/call')).toBe(2);
+    expect(server.received.at(-1)!.reuse).toBe(0);
+    expect(upstream.status()).toMatchObject({ state: 'up', era: 'legacy' });
+  }, 15_000);
+});
+
+describe('a connection lost under one call', () => {
+  it('fails that tools/call once, without sending it again, and keeps the upstream and its session', async () => {
+    server = await startScriptedServer();
+    upstream = connect(server.url);
+    await upstream.start();
+    expect(await upstream.request(call('before'))).toMatchObject({ ok: true });
+    const session = server.received.at(-1)!.headers['mcp-session-id'];
+
+    server.resetNext('tools/call');
+    const lost = await upstream.request(call('lost'));
+    expect(lost).toMatchObject({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'everything', reason: expect.stringMatching(/^connection to http:\/\/127\.0\.0\.1:\d+\/mcp failed: .*ECONNRESET/) } });
+    expect(server.received.filter((r) => r.method === 'tools/call' && JSON.stringify(r.body).includes('"lost"'))).toHaveLength(1);
+
+    expect(await upstream.request(call('after'))).toEqual({ ok: true, value: { content: [{ type: 'text', text: 'Echo: after' }] } });
+    expect(upstream.status()).toMatchObject({ state: 'up', era: 'legacy' });
+    expect(server.count('initialize')).toBe(1);
+    expect(server.received.at(-1)!.headers['mcp-session-id']).toBe(session);
+    // It checked that the upstream is still there, in the same session.
+    await expect.poll(() => server!.count('ping')).toBe(1);
+    expect(server.received.find((r) => r.method === 'ping')!.headers['mcp-session-id']).toBe(session);
+    expect(upstream.status().state).toBe('up');
+  });
+
+  it('sends an idempotent tools/list once more, with a new id, and answers it', async () => {
+    server = await startScriptedServer();
+    upstream = connect(server.url);
+    await upstream.start();
+    server.resetNext('tools/list');
+    const listed = await upstream.request({ method: 'tools/list', params: {}, clientCapabilities: {} });
+    expect(listed).toEqual({ ok: true, value: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+    const lists = server.received.filter((r) => r.method === 'tools/list');
+    expect(lists).toHaveLength(2);
+    expect(lists[0]!.id).not.toBe(lists[1]!.id);
+    expect(server.count('ping')).toBe(0);
+  });
+
+  it('marks the upstream down when the check after the loss cannot reach it either', async () => {
+    server = await startScriptedServer({
+      script: async (r, res) => {
+        if (r.method !== 'tools/call') return {};
+        // The upstream goes away under the call: this connection is reset, the port refuses.
+        await server!.close();
+        res.socket?.resetAndDestroy();
+        return undefined;
+      },
+    });
+    upstream = connect(server.url);
+    await upstream.start();
+    const lost = await upstream.request(call('gone'));
+    expect(lost).toMatchObject({ ok: false, error: { kind: 'upstream_unavailable' } });
+    await expect.poll(() => upstream!.status().state).toBe('down');
+    expect(upstream.status()).toMatchObject({ era: undefined, lastError: expect.stringContaining('ECONNREFUSED') });
+  });
+});
+
+describe('a refused connection', () => {
+  it('marks the upstream down and forgets its session, naming the URL', async () => {
+    server = await startScriptedServer();
+    upstream = connect(server.url);
+    await upstream.start();
+    await server.close();
+    // Let the pool see its connections closed, so that the call needs a new one.
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await upstream.request(call('refused'));
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'upstream_unavailable', reason: expect.stringContaining('ECONNREFUSED') } });
+    expect(upstream.status()).toMatchObject({ state: 'down', era: undefined, lastError: expect.stringContaining(server.url) });
+  });
+});
