@@ -50,6 +50,8 @@ export function outcomeOf(reply: Reply | 'cancelled'): { outcome: AuditOutcome; 
 }
 
 const ID_PREFIX = randomBytes(4).toString('hex');
+const CANCELLED_REPLY: Reply = ok({});
+const recorded = (): boolean => true;
 let requestCounter = 0;
 
 export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger }): Observer {
@@ -78,14 +80,15 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
       // A per-process random prefix and a counter: unique, 16 hex digits, and no entropy
       // drawn per request (randomBytes showed in the hot path's profile).
       const requestId = `${ID_PREFIX}${(++requestCounter >>> 0).toString(16).padStart(8, '0')}`;
+      // Undefined fields are absent ones to the span; no spreads on the per-request path.
       const span = tracing.startRequestSpan({
         method: req.method,
         era: req.era,
         headers: req.headers,
-        ...(req.meta ? { meta: req.meta } : {}),
-        ...(req.rpcId !== undefined ? { rpcId: req.rpcId } : {}),
-        ...(req.protocolVersion ? { protocolVersion: req.protocolVersion } : {}),
-        ...(req.sessionId ? { sessionId: req.sessionId } : {}),
+        meta: req.meta,
+        rpcId: req.rpcId,
+        protocolVersion: req.protocolVersion || undefined,
+        sessionId: req.sessionId || undefined,
         requestId,
         transport: 'http',
       });
@@ -97,47 +100,46 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
     async finish(call, reply, o, responseBytes) {
       const durationMs = performance.now() - o.startedAt;
       const { outcome, errorCode, errorMessage } = outcomeOf(reply);
-      const denied = call.decision?.effect === 'deny';
+      const decision = call.decision;
+      const denied = decision?.effect === 'deny';
       const finalOutcome: AuditOutcome = denied ? 'denied' : outcome;
-      if (call.target) {
-        o.span.setTarget(call.method === 'resources/read' ? { resourceUri: call.target.name } : call.method === 'prompts/get' ? { prompt: call.target.name } : { tool: call.target.name });
-        o.span.setUpstream(call.target.upstream);
+      const target = call.target;
+      const span = o.span;
+      // The attribute objects are built only for a span that records them (tracing on).
+      if (span.recording) {
+        if (target) {
+          span.setTarget(call.method === 'resources/read' ? { resourceUri: target.name } : call.method === 'prompts/get' ? { prompt: target.name } : { tool: target.name });
+          span.setUpstream(target.upstream);
+        }
+        if (decision) span.setDecision({ effect: decision.effect, ruleId: decision.ruleId, approvalId: call.approval?.id || undefined });
       }
-      if (call.decision) o.span.setDecision({ effect: call.decision.effect, ruleId: call.decision.ruleId, ...(call.approval?.id ? { approvalId: call.approval.id } : {}) });
-      o.span.end({ outcome: finalOutcome, ...(errorCode !== undefined ? { errorCode } : {}), ...(errorMessage ? { errorMessage } : {}) });
-      metrics?.recordRequest({
-        method: call.method,
-        ...(call.target ? { upstream: call.target.upstream, tool: call.target.name } : {}),
-        outcome: finalOutcome,
-        durationMs,
-        // Time waiting on upstreams and on people is not the gateway's own overhead.
-        ...(call.upstreamMs !== undefined || call.approvalWaitMs !== undefined ? { upstreamMs: (call.upstreamMs ?? 0) + (call.approvalWaitMs ?? 0) } : {}),
-      });
-      if (denied && call.decision) metrics?.recordPolicyDenial(call.decision.ruleId);
-      if (finalOutcome === 'rate_limited' && call.decision) metrics?.recordRateLimited(call.decision.ruleId);
+      span.end({ outcome: finalOutcome, errorCode, errorMessage: errorMessage || undefined });
+      if (metrics) {
+        const waitedMs = call.upstreamMs !== undefined || call.approvalWaitMs !== undefined ? (call.upstreamMs ?? 0) + (call.approvalWaitMs ?? 0) : undefined;
+        metrics.recordRequest({
+          method: call.method,
+          upstream: target?.upstream,
+          tool: target?.name,
+          outcome: finalOutcome,
+          durationMs,
+          // Time waiting on upstreams and on people is not the gateway's own overhead.
+          upstreamMs: waitedMs,
+        });
+        if (denied) metrics.recordPolicyDenial(decision.ruleId);
+        if (finalOutcome === 'rate_limited' && decision) metrics.recordRateLimited(decision.ruleId);
+      }
       if (!audit || !deps.bodies) return true;
       const rec = buildRequestRecord(
         call,
-        reply === 'cancelled' ? ok({}) : reply,
-        {
-          requestId: o.requestId,
-          time: o.time,
-          ...(o.span.traceId ? { traceId: o.span.traceId } : {}),
-          outcome: finalOutcome,
-          ...(errorCode !== undefined ? { errorCode } : {}),
-          durationMs: Math.round(durationMs * 1000) / 1000,
-          ...(responseBytes !== undefined ? { responseBytes } : {}),
-        },
+        reply === 'cancelled' ? CANCELLED_REPLY : reply,
+        { requestId: o.requestId, time: o.time, traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes },
         deps.bodies,
       );
       // A fail-open sink never rejects; a rejection means fail closed: nothing unrecorded leaves.
-      return audit.record(rec).then(
-        () => true,
-        (e: unknown) => {
-          logger.error('audit record not written; withholding the response', { requestId: o.requestId, error: (e as Error).message });
-          return false;
-        },
-      );
+      return audit.record(rec).then(recorded, (e: unknown) => {
+        logger.error('audit record not written; withholding the response', { requestId: o.requestId, error: (e as Error).message });
+        return false;
+      });
     },
   };
   return observer;

@@ -88,6 +88,10 @@ export interface AuditSinkStats {
   /** seq of the last line on disk. */
   lastSeq: number;
   rotations: number;
+  /** write(2) calls and durability barriers (O_DSYNC writes or fdatasyncs) spent on appends:
+   * one of each per batch, so `syncs` far below `written` is group commit at work. */
+  writes: number;
+  syncs: number;
 }
 
 /** An AuditTrail that reports its counters. */

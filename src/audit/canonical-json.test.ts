@@ -55,4 +55,30 @@ describe('digests', () => {
     // printf '{"a":1,"b":"x"}' | sha256sum
     expect(digestJson({ b: 'x', a: 1 })).toBe('sha256:ecf9e98ec0641e23113ff3ce8bdc78d0ddd249886517fd4a7f68cc83d4e65667');
   });
+
+  it('gives the same text whether keys arrive in canonical order (JSON.stringify fast path) or not', () => {
+    class Point {
+      constructor(readonly x = 1) {}
+    }
+    const values: unknown[] = [
+      { a: 'q"uote \ud800 lone', b: -0, c: NaN, d: [undefined, () => 1, Infinity, { e: 1, f: undefined }], g: null, h: true },
+      { a: { b: { c: [1, 'x', { d: 'é😀\u2028' }] } }, z: Symbol('s') },
+      { a: { toJSON: () => ({ y: 2, x: 1 }) }, b: new Date(0) },
+      { a: new Point(), b: Object.assign(Object.create(null) as object, { k: 1 }) },
+      { '1': 'integer-like keys come first in Object.keys', '10': 'b', a: 'c' },
+      { __proto__: null, a: 1 },
+    ];
+    const reversed = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(reversed);
+      if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return v;
+      return Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reversed((v as Record<string, unknown>)[k])]));
+    };
+    for (const value of values) expect(canonicalJson(value)).toBe(canonicalJson(reversed(value)));
+    expect(canonicalJson(values[0])).toBe('{"a":"q\\"uote \\ud800 lone","b":0,"c":null,"d":[null,null,null,{"e":1}],"g":null,"h":true}');
+    expect(canonicalJson(values[2])).toBe('{"a":{"x":1,"y":2},"b":"1970-01-01T00:00:00.000Z"}');
+    expect(canonicalJson(values[3])).toBe('{"a":{"x":1},"b":{"k":1}}');
+    expect(canonicalJson(values[4])).toBe('{"1":"integer-like keys come first in Object.keys","10":"b","a":"c"}');
+    expect(canonicalJson(undefined)).toBe('null');
+    expect(() => canonicalJson({ a: 1n })).toThrow(/BigInt/);
+  });
 });

@@ -13,7 +13,32 @@
 const MAX_DEPTH = 512;
 
 export function canonicalJson(value: unknown): string {
+  // Where every object already lists its keys in canonical order (the pipeline builds its
+  // records so), JSON.stringify writes exactly the canonical text, natively and several
+  // times faster: its strings, numbers, skipped members and nulls are the rules below.
+  if (inCanonicalOrder(value, 0)) return JSON.stringify(value) ?? 'null';
   return serialize(value, 0);
+}
+
+/** True when JSON.stringify(value) is the canonical text: only plain objects and arrays, each
+ * object's keys strictly ascending, no toJSON, no BigInt, not too deep (serialize reports
+ * those). One walk, no allocation. */
+function inCanonicalOrder(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!inCanonicalOrder((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 // String concatenation rather than map/join: this runs on every audit record, in record().

@@ -5,14 +5,15 @@
 // A digest proves what was sent to someone who has the body; it does not hide a body that
 // can be guessed (a PIN, a short password): anyone can hash candidates and compare. Records
 // that must not confirm guesses use `redacted` or `none` instead (docs/audit.md).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
 
 export const DIGEST_PREFIX = 'sha256:';
 
-/** `sha256:` + hex SHA-256 of the UTF-8 text. */
+/** `sha256:` + hex SHA-256 of the UTF-8 text. One-shot crypto.hash (Node >= 20.12): no Hash
+ * object per call, which is over half the cost for a line of a few hundred bytes. */
 export function sha256Text(text: string): string {
-  return DIGEST_PREFIX + createHash('sha256').update(text, 'utf8').digest('hex');
+  return DIGEST_PREFIX + hash('sha256', text, 'hex');
 }
 
 /** `sha256:` + hex SHA-256 of the value's canonical JSON. */

@@ -38,6 +38,7 @@ export const GENESIS_HEAD: ChainHead = { seq: 0, hash: GENESIS_HASH };
 export interface ChainedLine {
   /** The line without its newline. */
   line: string;
+  seq: number;
   hash: string;
 }
 
@@ -64,7 +65,7 @@ export function chainLine(head: ChainHead, canonical: string): ChainedLine {
   const seq = head.seq + 1;
   const hash = chainHash(seq, head.hash, canonical);
   const rest = canonical === '{}' ? '}' : `,${canonical.slice(1)}`;
-  return { line: `{"seq":${seq},"prev":"${head.hash}","hash":"${hash}"${rest}`, hash };
+  return { line: `{"seq":${seq},"prev":"${head.hash}","hash":"${hash}"${rest}`, seq, hash };
 }
 
 export interface ParsedLine {

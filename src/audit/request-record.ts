@@ -22,32 +22,44 @@ function requestBody(call: Call): JsonValue | undefined {
   return undefined;
 }
 
+// The literal lists the keys in canonical (RFC 8785) order, nested ones too, so that
+// canonicalJson takes its fast path; an absent field is an undefined member, which the
+// canonical text leaves out exactly as it would leave out a missing key. (Any order would be
+// correct, only slower.) No spreads: this runs once per request.
 export function buildRequestRecord(call: Call, reply: Reply, t: RecordTiming, bodies: AuditBodies): RequestAuditRecord {
-  const name = call.target?.name;
+  const target = call.target;
+  const name = target?.name;
   const info = call.clientInfo;
-  const args = requestBody(call);
-  const argsBody = bodies.arguments(name, args);
-  const resultBody = reply.ok && (call.method === 'tools/call' || call.method === 'prompts/get' || call.method === 'resources/read') ? bodies.result(name, reply.value) : undefined;
+  const decision = call.decision;
+  const approval = call.approval;
+  const params = call.paramValues;
+  const method = call.method;
+  const withResult = reply.ok && (method === 'tools/call' || method === 'prompts/get' || method === 'resources/read');
   return {
-    type: 'request',
-    time: t.time,
-    requestId: t.requestId,
-    rpcId: call.id ?? null,
-    ...(t.traceId ? { traceId: t.traceId } : {}),
-    principal: { subject: call.principal.subject, method: call.principal.method, groups: call.principal.groups },
-    ...(isJsonObject(info) ? { client: { ...(typeof info.name === 'string' ? { name: info.name } : {}), ...(typeof info.version === 'string' ? { version: info.version } : {}) } } : {}),
-    era: call.era,
-    method: call.method,
-    ...(call.target ? { upstream: call.target.upstream, name: call.target.name, upstreamName: call.target.upstreamName } : {}),
-    ...(call.paramValues && Object.keys(call.paramValues).length > 0 ? { params: call.paramValues } : {}),
-    ...(call.decision ? { decision: { effect: call.decision.effect, ruleId: call.decision.ruleId, ...(call.decision.reason ? { reason: call.decision.reason } : {}) } } : {}),
-    ...(call.approval ? { approval: { id: call.approval.id ?? '', channel: call.approval.channel, decision: call.approval.decision, ...(call.approval.by ? { approver: call.approval.by } : {}) } } : {}),
-    ...(argsBody ? { arguments: argsBody } : {}),
-    ...(resultBody ? { result: resultBody } : {}),
-    outcome: t.outcome,
-    ...(t.errorCode !== undefined ? { errorCode: t.errorCode } : {}),
-    ...(call.upstreamMs !== undefined ? { upstreamMs: Math.round(call.upstreamMs * 1000) / 1000 } : {}),
+    approval: approval ? { approver: approval.by || undefined, channel: approval.channel, decision: approval.decision, id: approval.id ?? '' } : undefined,
+    arguments: bodies.arguments(name, requestBody(call)),
+    client: isJsonObject(info)
+      ? { name: typeof info.name === 'string' ? info.name : undefined, version: typeof info.version === 'string' ? info.version : undefined }
+      : undefined,
+    decision: decision ? { effect: decision.effect, reason: decision.reason || undefined, ruleId: decision.ruleId } : undefined,
     durationMs: t.durationMs,
-    ...(t.responseBytes !== undefined ? { responseBytes: t.responseBytes } : {}),
+    era: call.era,
+    errorCode: t.errorCode,
+    method,
+    name,
+    outcome: t.outcome,
+    params: params && Object.keys(params).length > 0 ? params : undefined,
+    principal: { groups: call.principal.groups, method: call.principal.method, subject: call.principal.subject },
+    requestId: t.requestId,
+    responseBytes: t.responseBytes,
+    result: withResult ? bodies.result(name, reply.value) : undefined,
+    rpcId: call.id ?? null,
+    time: t.time,
+    traceId: t.traceId || undefined,
+    type: 'request',
+    upstream: target?.upstream,
+    upstreamMs: call.upstreamMs !== undefined ? Math.round(call.upstreamMs * 1000) / 1000 : undefined,
+    upstreamName: target?.upstreamName,
   };
 }
+

@@ -27,18 +27,19 @@ export class TimedAppender {
   append(canonicals: readonly string[]): Promise<TimedAppendResult> {
     const write = this.#writer.append(canonicals);
     this.#outstanding = write;
-    void write.then(() => {
-      if (this.#outstanding === write) this.#outstanding = undefined;
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<TimedAppendResult>((resolve) => {
-      const error = new Error(`write and fsync took over ${this.#timeoutMs}ms`);
-      timer = setTimeout(() => resolve({ committed: 0, error, timedOut: true }), this.#timeoutMs);
-    });
-    return Promise.race([write, deadline]).then((result: TimedAppendResult) => {
-      clearTimeout(timer);
-      if (result.timedOut === true) void write.then((late) => this.#onLate(late));
-      return result;
+    // One timer and one promise per batch; the error exists only if the deadline passes.
+    return new Promise<TimedAppendResult>((resolve) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        resolve({ committed: 0, error: new Error(`write and fsync took over ${this.#timeoutMs}ms`), timedOut: true });
+      }, this.#timeoutMs);
+      void write.then((result) => {
+        if (this.#outstanding === write) this.#outstanding = undefined;
+        if (late) return this.#onLate(result);
+        clearTimeout(timer);
+        resolve(result);
+      });
     });
   }
 

@@ -7,7 +7,7 @@
 // With tracing off, `tracer` is undefined and no span is built: the request "span" is the
 // incoming context itself, so upstream propagation passes the client's trace through
 // unchanged, at the cost of one `traceparent` parse.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -130,5 +130,5 @@ class McpRequestSpan extends McpSpan implements RequestSpan {
 }
 
 function sessionDigest(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+  return hash('sha256', sessionId, 'hex').slice(0, 32);
 }
