@@ -93,7 +93,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     },
     logger,
   });
-  const observer = createObserver({ tracing, metrics, audit, bodies: createAuditBodies(config.audit), logger });
+  // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
+  const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)

@@ -5,7 +5,7 @@
 // a failing disk refuses calls in fail-closed mode and only counts losses in fail-open mode.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,5 +162,24 @@ upstreams:
     const dropped = Number(/gatehouse_audit_dropped_total (\d+)/.exec(text)?.[1]);
     expect(dropped).toBeGreaterThan(0);
     await g.close();
+  });
+});
+
+describe('audit switched off', () => {
+  it('serves calls and writes nothing, not even the events', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-off-')), 'trail');
+    const g = await startTestGateway(`
+audit: { enabled: false, dir: "${dir}" }
+upstreams:
+  - { name: up, url: "${upstream.url}" }
+`);
+    try {
+      await g.waitUp();
+      const res = await postJson(g.url, modernBody(3, 'tools/call', { name: 'up__echo', arguments: { message: 'off' } }), modernHeaders('tools/call', 'up__echo'));
+      expect(res.json.result.structuredContent).toEqual({ message: 'off' });
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      await g.close();
+    }
   });
 });
