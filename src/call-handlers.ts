@@ -34,6 +34,14 @@ export interface CallDeps {
   metrics?: Metrics;
 }
 
+/** The trace fields that are set (traceparent always is when there is a trace). */
+function definedFields(f: { traceparent?: string; tracestate?: string }): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (f.traceparent !== undefined) out.traceparent = f.traceparent;
+  if (f.tracestate !== undefined) out.tracestate = f.tracestate;
+  return out;
+}
+
 export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete', Handler> {
   const { catalog, enforcer, validator, logger, config } = deps;
 
@@ -42,18 +50,17 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
   const send = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
     const target = call.method === 'resources/read' ? { resourceUri: params.uri as string } : { name: params.name as string };
     const span = call.span?.startUpstreamSpan({ upstream: upstream.name, method: call.method, ...target });
+    // Nothing to propagate (no client trace, tracing off): the params go as they came.
     const carriers = span?.inject();
-    const meta = isJsonObject(params._meta) ? params._meta : {};
-    const traceFields = (f: { traceparent?: string; tracestate?: string }): Record<string, string> =>
-      Object.fromEntries(Object.entries(f).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const trace = carriers?.headers.traceparent !== undefined ? carriers : undefined;
     const started = performance.now();
     const reply = await upstream.request({
       method: call.method,
-      params: carriers ? { ...params, _meta: { ...meta, ...traceFields(carriers.meta) } } : params,
+      params: trace ? { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...definedFields(trace.meta) } } : params,
       clientCapabilities: call.clientCapabilities,
       ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
       ...(paramHeaders ? { paramHeaders } : {}),
-      ...(carriers ? { traceHeaders: traceFields(carriers.headers) } : {}),
+      ...(trace ? { traceHeaders: definedFields(trace.headers) } : {}),
       signal: call.signal,
       onNotification: call.notify,
     });

@@ -100,3 +100,36 @@ describe('metrics', () => {
     expect(Number(/gatehouse_cache_hits_total\{kind="tools"\} (\d+)/.exec(text)?.[1])).toBeGreaterThan(0);
   });
 });
+
+describe('with tracing off (no OTEL_* settings)', () => {
+  let quiet: TestGateway;
+  beforeAll(async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    quiet = await startTestGateway(`
+upstreams:
+  - { name: m, url: "${modern.url}" }
+`, env);
+    await quiet.waitUp();
+  });
+  afterAll(async () => {
+    await quiet?.close();
+  });
+
+  const lastCall = () => modern.received.filter((r) => (r.body as { method?: string })?.method === 'tools/call').at(-1)!;
+
+  it('passes the client trace through unchanged, in headers and _meta', async () => {
+    const res = await postJson(quiet.url, modernBody(8, 'tools/call', { name: 'm__echo', arguments: { message: 'quiet' } }), modernHeaders('tools/call', 'm__echo', { traceparent: TRACEPARENT }));
+    expect(res.json.result.structuredContent).toEqual({ message: 'quiet' });
+    const sent = lastCall();
+    expect(sent.headers.traceparent).toBe(TRACEPARENT);
+    expect((sent.body as { params: { _meta: Record<string, string> } }).params._meta.traceparent).toBe(TRACEPARENT);
+  });
+
+  it('adds no trace fields when the client sent none', async () => {
+    const res = await postJson(quiet.url, modernBody(9, 'tools/call', { name: 'm__echo', arguments: { message: 'untraced' } }), modernHeaders('tools/call', 'm__echo'));
+    expect(res.json.result.structuredContent).toEqual({ message: 'untraced' });
+    const sent = lastCall();
+    expect(sent.headers.traceparent).toBeUndefined();
+    expect((sent.body as { params: { _meta: Record<string, unknown> } }).params._meta).not.toHaveProperty('traceparent');
+  });
+});
