@@ -54,9 +54,12 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
       upstreams: opts.upstreams.map((u) => ('url' in u ? { name: u.name, url: u.url } : { name: u.name, command: u.command, args: [...u.args] })),
     }),
   );
-  const nodeFlags = opts.profileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`, '--import', 'tsx', '--import', SOURCE_MAP_DUMP]
-    : [];
+  // BENCH_GATEWAY_NODE_FLAGS: extra node flags for Gatehouse only (e.g. V8 heap settings).
+  const extraFlags = process.env.BENCH_GATEWAY_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const nodeFlags = [
+    ...extraFlags,
+    ...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`, '--import', 'tsx', '--import', SOURCE_MAP_DUMP] : []),
+  ];
   const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, BIN, 'serve', '--config', configFile, '--port', String(port)], {
     cwd: REPO_ROOT,
     env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'warn', ...(opts.profileDir ? { BENCH_SOURCE_MAP_DIR: opts.profileDir } : {}) },
