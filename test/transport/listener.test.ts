@@ -1,0 +1,64 @@
+// The HTTP listener in front of the /mcp endpoint (src/server.ts), on a real Node server on
+// 127.0.0.1: /mcp goes to the endpoint on Node's request/response, query strings included;
+// every other path goes to the Hono app; an endpoint that fails answers a JSON-RPC 500
+// without details and logs what happened.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load-config.ts';
+import { createMemoryLogger } from '../../src/logger.ts';
+import { buildListener } from '../../src/server.ts';
+import type { HttpReply, HttpRequest } from '../../src/transport/http-io.ts';
+
+const config = parseConfig('upstreams: []\n', '/tmp/listener-test.yaml', {}, { host: '127.0.0.1', port: 0 });
+let server: Server | undefined;
+
+async function serve(mcp: (req: HttpRequest) => Promise<HttpReply>) {
+  const { logger, lines } = createMemoryLogger();
+  server = createServer(buildListener({ config, upstreams: [], mcp, logger }));
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines };
+}
+
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+describe('the /mcp listener', () => {
+  it('hands /mcp, with or without a query, to the endpoint with its method, headers and body', async () => {
+    const seen: string[] = [];
+    const { base } = await serve(async (req) => {
+      const body = await req.readBody(1000);
+      seen.push(`${req.method} ${req.header('X-Probe')} ${body.ok ? body.value : 'error'}`);
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
+    });
+    for (const path of ['/mcp', '/mcp?tenant=a']) {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'x-probe': 'p' }, body: 'hello' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-length')).toBe('11');
+      expect(await res.json()).toEqual({ ok: true });
+    }
+    expect(seen).toEqual(['POST p hello', 'POST p hello']);
+  });
+
+  it('sends other paths to the app: /healthz answers, /mcp/ is not the endpoint', async () => {
+    const { base } = await serve(async () => ({ status: 200, body: 'endpoint' }));
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    const other = await fetch(`${base}/mcp/`, { method: 'POST', body: '{}' });
+    expect(other.status).toBe(404);
+    expect((await other.json()).error).toMatch(/the MCP endpoint is \/mcp/);
+  });
+
+  it('answers a JSON-RPC 500 without the failure\'s details when the endpoint fails, and logs it', async () => {
+    const { base, lines } = await serve(async () => {
+      throw new Error('secret internals');
+    });
+    const res = await fetch(`${base}/mcp`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
+    expect(JSON.stringify(body)).not.toContain('secret internals');
+    expect(lines.some((l) => l.msg === 'request failed' && l.error === 'secret internals')).toBe(true);
+  });
+});
