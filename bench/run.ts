@@ -97,6 +97,8 @@ async function main(): Promise<number> {
     if (!args['no-profile']) {
       const workloads = new Set<ProfileWorkload>();
       for (const o of outcomes) if (o.target.profile && (args.profile || o.status === 'NOT MET')) workloads.add(o.target.profile);
+      // The modern scenario has no target of its own; --profile profiles it too.
+      if (args.profile && results.some((r) => r.id === 'modern')) workloads.add('tools/call modern');
       // The policy profile holds the plain proxy path too: by default, one tools/call profile,
       // and at most MAX_DEFAULT_PROFILES (in target order) to keep the run within minutes.
       if (!args.profile && workloads.has('tools/call+policy')) workloads.delete('tools/call');

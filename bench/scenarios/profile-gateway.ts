@@ -14,7 +14,7 @@ import { summarizeProfile } from '../profile/cpu-profile-summary.ts';
 import { countTools } from './tools-list-merged.ts';
 import { stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
-export type ProfileWorkload = 'tools/call' | 'tools/call+policy' | 'tools/call stdio' | 'tools/call 1,000 rules' | 'tools/list';
+export type ProfileWorkload = 'tools/call' | 'tools/call+policy' | 'tools/call stdio' | 'tools/call modern' | 'tools/call 1,000 rules' | 'tools/list';
 
 const PROFILE_SEC = 8;
 const WARMUP_SEC = 3;
@@ -23,6 +23,7 @@ const WORKLOADS: Record<ProfileWorkload, { id: string; title: string }> = {
   'tools/call': { id: 'profileToolsCall', title: 'legacy tools/call (server-everything)' },
   'tools/call+policy': { id: 'profileToolsCallPolicy', title: 'legacy tools/call (server-everything), API key + 10-rule policy (+ audit/metrics when available)' },
   'tools/call stdio': { id: 'profileToolsCallStdio', title: 'legacy tools/call (server-everything over stdio)' },
+  'tools/call modern': { id: 'profileToolsCallModern', title: 'modern tools/call (SDK 2.x fixture upstream, list TTL 60 s)' },
   'tools/call 1,000 rules': { id: 'profileToolsCallRules', title: 'modern tools/call (20 x 50 fleet), API key + 1,000-rule policy' },
   'tools/list': { id: 'profileToolsList', title: 'warm merged tools/list (20 x 50)' },
 };
@@ -51,6 +52,12 @@ async function setUp(workload: ProfileWorkload, ctx: ScenarioContext, dir: strin
     if (rules) return { url: gw.url, request: { kind: 'tools/call', era: 'modern', tool: 'up00__echo', headers: API_KEY_HEADERS }, connections: ctx.connections, stopGateway: gw.stop };
     const request: WireRequest = { kind: 'tools/list', era: 'modern', expectTools: (await countTools(fleet.urls[0]!)) * fleet.urls.length };
     return { url: gw.url, request, connections: 1, stopGateway: gw.stop };
+  }
+  if (workload === 'tools/call modern') {
+    const fleet = await startModernFleet(ctx.pinning, { count: 1, toolCount: 0, listTtlMs: 60_000 });
+    stoppers.push(fleet.stop);
+    const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: 'up00', url: fleet.urls[0]! }], profileDir: dir });
+    return { url: gw.url, request: { kind: 'tools/call', era: 'modern', tool: 'up00__echo' }, connections: ctx.connections, stopGateway: gw.stop };
   }
   let upstream: GatewayUpstream = { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] };
   if (workload !== 'tools/call stdio') {
