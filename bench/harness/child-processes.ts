@@ -81,3 +81,24 @@ export function stderrTail(child: ChildProcess, maxChars = 4000): () => string {
   });
   return () => tail;
 }
+
+/** Spawns an HTTP server pinned to SERVER_CPU (stdout discarded, stderr kept for errors) and
+ * waits until 127.0.0.1:port answers; if it never does, kills it and throws with its stderr. */
+export async function startHttpServer(
+  pinning: Pinning,
+  what: string,
+  command: string,
+  args: readonly string[],
+  port: number,
+  env?: NodeJS.ProcessEnv,
+): Promise<ChildProcess> {
+  const child = spawnPinned(pinning, SERVER_CPU, command, args, { ...(env ? { env } : {}), stdio: ['ignore', 'ignore', 'pipe'] });
+  const tail = stderrTail(child);
+  try {
+    await waitForHttp(what, port, child);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw new Error(`${(e as Error).message}\n${tail()}`);
+  }
+  return child;
+}

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitForHttp, type Pinning } from './child-processes.ts';
+import { freePort, startHttpServer, stopProcess, type Pinning } from './child-processes.ts';
 
 export interface NginxProcess {
   pid: number;
@@ -57,13 +57,6 @@ export async function startNginx(pinning: Pinning, nginx: string, tmpDir: string
   mkdirSync(dir, { recursive: true });
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, nginxConfig(dir, port, Number(upstream.port)));
-  const child = spawnPinned(pinning, SERVER_CPU, nginx, ['-p', dir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const tail = stderrTail(child);
-  try {
-    await waitForHttp('nginx', port, child);
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw new Error(`${(e as Error).message}\n${tail()}`);
-  }
+  const child = await startHttpServer(pinning, 'nginx', nginx, ['-p', dir, '-c', conf, '-g', 'daemon off;'], port);
   return { pid: child.pid!, url: `http://127.0.0.1:${port}${upstream.pathname}`, stop: () => stopProcess(child) };
 }

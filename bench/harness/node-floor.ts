@@ -1,7 +1,7 @@
 // Starts node-floor-server.ts pinned to SERVER_CPU in front of a legacy upstream, on a
 // session of its own. Its clients need no session: it forwards every POST on its one.
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitForHttp, type Pinning } from './child-processes.ts';
+import { freePort, startHttpServer, stopProcess, type Pinning } from './child-processes.ts';
 import { openLegacySession } from './legacy-session.ts';
 
 const SERVER = fileURLToPath(new URL('./node-floor-server.ts', import.meta.url));
@@ -15,15 +15,6 @@ export interface NodeFloorProcess {
 export async function startNodeFloor(pinning: Pinning, upstreamUrl: string): Promise<NodeFloorProcess> {
   const port = await freePort();
   const session = await openLegacySession(upstreamUrl, 'gatehouse-bench-node-floor');
-  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, ['--import', 'tsx', SERVER, String(port), upstreamUrl, session], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const tail = stderrTail(child);
-  try {
-    await waitForHttp('node floor', port, child);
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw new Error(`${(e as Error).message}\n${tail()}`);
-  }
+  const child = await startHttpServer(pinning, 'node floor', process.execPath, ['--import', 'tsx', SERVER, String(port), upstreamUrl, session], port);
   return { pid: child.pid!, url: `http://127.0.0.1:${port}/mcp`, stop: () => stopProcess(child) };
 }

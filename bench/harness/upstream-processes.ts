@@ -3,7 +3,7 @@
 // of modern-era fixture upstreams in one process (modern-fleet.ts).
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitForHttp, type Pinning } from './child-processes.ts';
+import { freePort, SERVER_CPU, spawnPinned, startHttpServer, stderrTail, stopProcess, type Pinning } from './child-processes.ts';
 import type { FleetOptions } from './modern-fleet.ts';
 
 export interface ServerProcess {
@@ -25,18 +25,8 @@ const FLEET = fileURLToPath(new URL('./modern-fleet.ts', import.meta.url));
 /** server-everything listens on all interfaces (its own choice); we only ever talk to 127.0.0.1. */
 export async function startEverything(pinning: Pinning): Promise<EverythingServer> {
   const port = await freePort();
-  // It console.logs every request to stdout: discard it rather than pay for a pipe.
-  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [EVERYTHING, 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const tail = stderrTail(child);
-  try {
-    await waitForHttp('server-everything', port, child);
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw new Error(`${(e as Error).message}\n${tail()}`);
-  }
+  // It console.logs every request to stdout: discarded rather than paid for in a pipe.
+  const child = await startHttpServer(pinning, 'server-everything', process.execPath, [EVERYTHING, 'streamableHttp'], port, { ...process.env, PORT: String(port) });
   return { pid: child.pid!, url: `http://127.0.0.1:${port}/mcp`, stop: () => stopProcess(child) };
 }
 
