@@ -12,7 +12,7 @@ import { isJsonObject } from './jsonrpc/message.ts';
 import { err, ok, type Result } from './jsonrpc/result.ts';
 import type { Logger } from './logger.ts';
 import { unknownError, type CallTarget, type Enforcer } from './policy/enforcer.ts';
-import type { Upstream } from './upstream/upstream.ts';
+import type { Upstream, UpstreamRequest } from './upstream/upstream.ts';
 import { runApproval, type ApprovalDeps, type FlowStep } from './approvals/approval-flow.ts';
 import { continuationState } from './approvals/user-approval.ts';
 import { answerForLegacy } from './bridge/input-for-legacy.ts';
@@ -48,26 +48,35 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
   /** Sends to the upstream inside a child span whose context travels in both the HTTP
    * headers and `_meta`, so one trace spans client -> gateway -> upstream (issue: telemetry). */
   const send = async (call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<Reply> => {
-    const target = call.method === 'resources/read' ? { resourceUri: params.uri as string } : { name: params.name as string };
-    const span = call.span?.startUpstreamSpan({ upstream: upstream.name, method: call.method, ...target });
+    // No valid context on the request span (tracing off and no client trace): an upstream
+    // span would neither record nor propagate anything, so none is made.
+    const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
+    const span = parent?.startUpstreamSpan(
+      call.method === 'resources/read'
+        ? { upstream: upstream.name, method: call.method, resourceUri: params.uri as string }
+        : { upstream: upstream.name, method: call.method, name: params.name as string },
+    );
     // Nothing to propagate (no client trace, tracing off): the params go as they came.
     const carriers = span?.inject();
     const trace = carriers?.headers.traceparent !== undefined ? carriers : undefined;
-    const started = performance.now();
-    const reply = await upstream.request({
+    // Built field by field: no spreads on the per-request path.
+    const req: UpstreamRequest = {
       method: call.method,
       params: trace ? { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...definedFields(trace.meta) } } : params,
       clientCapabilities: call.clientCapabilities,
-      ...(call.clientInfo ? { clientInfo: call.clientInfo } : {}),
-      ...(paramHeaders ? { paramHeaders } : {}),
-      ...(trace ? { traceHeaders: definedFields(trace.headers) } : {}),
       signal: call.signal,
       onNotification: call.notify,
-    });
+    };
+    if (call.clientInfo) req.clientInfo = call.clientInfo;
+    if (paramHeaders) req.paramHeaders = paramHeaders;
+    if (trace) req.traceHeaders = definedFields(trace.headers);
+    const started = performance.now();
+    const reply = await upstream.request(req);
     const ms = performance.now() - started;
     call.upstreamMs = (call.upstreamMs ?? 0) + ms;
     deps.metrics?.recordUpstreamCall({ upstream: upstream.name, method: call.method, durationMs: ms });
-    if (span) {
+    // A span that does not record ignores what it is ended with: its outcome is not worked out.
+    if (span?.recording) {
       const o = outcomeOf(reply);
       span.end({ outcome: o.outcome, ...(o.errorCode !== undefined ? { errorCode: o.errorCode } : {}), ...(o.errorMessage ? { errorMessage: o.errorMessage } : {}) });
     }
@@ -142,20 +151,17 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       const values = extractParamValues(target.headerParams, args);
       if (values.ok) call.paramValues = values.value;
     }
-    const toolTarget: CallTarget = {
-      kind: 'tool',
-      upstream: target.upstream.name,
-      name,
-      upstreamName: target.name,
-      item: target.item,
-      ...(args ? { arguments: args } : {}),
-      ...(call.paramValues ? { params: call.paramValues } : {}),
-    };
-    const validate = (): GatewayError | undefined => {
-      if (!config.validation.arguments || !isJsonObject(target.item.inputSchema)) return undefined;
-      const v = validator.validate(target.item.inputSchema, args ?? {});
-      return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
-    };
+    const toolTarget: CallTarget = { kind: 'tool', upstream: target.upstream.name, name, upstreamName: target.name, item: target.item };
+    if (args) toolTarget.arguments = args;
+    if (call.paramValues) toolTarget.params = call.paramValues;
+    const inputSchema = target.item.inputSchema;
+    const validate =
+      config.validation.arguments && isJsonObject(inputSchema)
+        ? (): GatewayError | undefined => {
+            const v = validator.validate(inputSchema, args ?? {});
+            return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
+          }
+        : undefined;
     const gated = await gate(call, toolTarget, validate);
     if (!gated.ok) return gated;
     if (gated.value?.kind === 'reply') return ok(gated.value.result);

@@ -103,9 +103,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   return {
     knows: (method, era) => method in (era === 'modern' ? modern : legacy),
-    async handle(call) {
+    // Not async: the handler's own promise is the answer, with no wrapper promise around it.
+    handle(call) {
       const handler = (call.era === 'modern' ? modern : legacy)[call.method];
-      if (!handler) return err({ kind: 'method_not_found', method: call.method });
+      if (!handler) return Promise.resolve(err({ kind: 'method_not_found', method: call.method }));
       return handler(call);
     },
     capabilities,

@@ -21,7 +21,8 @@ import type { Era } from './upstream/upstream.ts';
 export interface Observation {
   requestId: string;
   startedAt: number;
-  time: string;
+  /** Wall clock at arrival, epoch ms: formatted (ISO 8601) only when an audit record is built. */
+  wallMs: number;
   span: RequestSpan;
 }
 
@@ -30,8 +31,8 @@ export interface Observer {
   /** Refuses calls while the audit trail cannot record them (fail-closed mode). */
   admit(): Result<void, GatewayError>;
   /** Resolves false when the audit record could not be written (fail-closed mode): the
-   * response must then not carry the result. */
-  finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): Promise<boolean>;
+   * response must then not carry the result. Synchronous when there is no record to wait for. */
+  finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): boolean | Promise<boolean>;
   /** A request refused before it became a call (bad headers, unknown method, audit down). */
   rejected(req: { method: string; era: Era; rpcId?: RequestId; headers: HeaderLookup; principal: Principal; meta?: JsonObject }, error: GatewayError): Promise<void>;
   metrics: Metrics | undefined;
@@ -52,6 +53,7 @@ export function outcomeOf(reply: Reply | 'cancelled'): { outcome: AuditOutcome; 
 const ID_PREFIX = randomBytes(4).toString('hex');
 const CANCELLED_REPLY: Reply = ok({});
 const recorded = (): boolean => true;
+const ADMITTED: Result<void, GatewayError> = ok(undefined);
 let requestCounter = 0;
 
 export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger }): Observer {
@@ -92,12 +94,12 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         requestId,
         transport: 'http',
       });
-      return { requestId, startedAt: performance.now(), time: new Date().toISOString(), span };
+      return { requestId, startedAt: performance.now(), wallMs: Date.now(), span };
     },
     admit() {
-      return !audit || audit.healthy() ? ok(undefined) : err({ kind: 'audit_unavailable' });
+      return !audit || audit.healthy() ? ADMITTED : err({ kind: 'audit_unavailable' });
     },
-    async finish(call, reply, o, responseBytes) {
+    finish(call, reply, o, responseBytes) {
       const durationMs = performance.now() - o.startedAt;
       const { outcome, errorCode, errorMessage } = outcomeOf(reply);
       const decision = call.decision;
@@ -132,7 +134,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
       const rec = buildRequestRecord(
         call,
         reply === 'cancelled' ? CANCELLED_REPLY : reply,
-        { requestId: o.requestId, time: o.time, traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes },
+        { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes },
         deps.bodies,
       );
       // A fail-open sink never rejects; a rejection means fail closed: nothing unrecorded leaves.

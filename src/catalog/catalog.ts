@@ -226,9 +226,13 @@ export class Catalog {
 
   /** Exposed tool/prompt name -> upstream. Refreshes on a miss, at most once per
    * MISS_REFRESH_INTERVAL_MS: the upstream's list may have changed without telling us
-   * (digest d.5: an unexpected unknown name). */
-  async resolve(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    const found = await this.lookup(kind, exposed, authContext);
+   * (digest d.5: an unexpected unknown name). Synchronous when the last view answers. */
+  resolve(kind: 'tools' | 'prompts', exposed: string, authContext: string): Resolved | undefined | Promise<Resolved | undefined> {
+    return this.routable(kind, exposed, authContext) ?? this.resolveFetching(kind, exposed, authContext);
+  }
+
+  private async resolveFetching(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
+    const found = this.target(await this.view(kind, authContext), exposed);
     if (found) return found;
     const t = this.now();
     if (t - (this.lastMissRefresh.get(kind) ?? Number.NEGATIVE_INFINITY) < MISS_REFRESH_INTERVAL_MS) return undefined;
@@ -237,17 +241,18 @@ export class Catalog {
     return this.lookup(kind, exposed, authContext);
   }
 
-  private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    // Hot path: the last merged view still names this tool and its owner's part is the very
-    // one the view was built from, not invalidated by a list_changed. A slow or dead *other*
-    // upstream must not hold up a call to a healthy one, and an upstream that sends ttlMs 0
-    // must not cost a tools/list per call.
+  /** Hot path: the last merged view names this tool and its owner's part is the one the view
+   * was built from (no list_changed since). A slow or dead *other* upstream must not hold up
+   * a call to a healthy one; an upstream that sends ttlMs 0 must not cost a list per call. */
+  private routable(kind: 'tools' | 'prompts', exposed: string, authContext: string): Resolved | undefined {
     const last = this.lastView.get(`${kind}\u0000${authContext}`);
     const known = last?.index.get(exposed);
-    if (last && known && this.cache.routable(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream)) {
-      return this.target(last, exposed);
-    }
-    return this.target(await this.view(kind, authContext), exposed);
+    const current = last && known && this.cache.routable(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream);
+    return current ? this.target(last, exposed) : undefined;
+  }
+
+  private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
+    return this.routable(kind, exposed, authContext) ?? this.target(await this.view(kind, authContext), exposed);
   }
 
   private target(view: MergedView, exposed: string): Resolved | undefined {

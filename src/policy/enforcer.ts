@@ -12,7 +12,7 @@ import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { Logger } from '../logger.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
-import type { ActionKind, Decision, RateLimitRef } from './decision.ts';
+import type { ActionKind, Decision, PolicyAction, RateLimitRef } from './decision.ts';
 import type { PolicyRuntime } from './policy-runtime.ts';
 import { toolDefinitionHash } from './tool-definition-hash.ts';
 
@@ -35,14 +35,18 @@ export interface Enforcer {
   listFilter(principal: Principal, kind: ListKind): ListFilter | undefined;
   /** Visibility of one item, for calls that name an item a list would hide (completion). */
   visible(principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin): boolean;
-  gate(principal: Principal, target: CallTarget): Promise<Gate>;
+  /** Synchronous unless a rate limit must be taken. */
+  gate(principal: Principal, target: CallTarget): Gate | Promise<Gate>;
 }
+
+const OPEN_GATE: Gate = Object.freeze(ok(Object.freeze({ effect: 'allow', ruleId: 'no-policy', reason: 'no policy configured' } as const)));
 
 /** No policy configured: everything is visible and allowed (a warning is logged at boot). */
 export const OPEN_ENFORCER: Enforcer = {
   listFilter: () => undefined,
   visible: () => true,
-  gate: async () => ok({ effect: 'allow', ruleId: 'no-policy', reason: 'no policy configured' }),
+  // One answer for every call: decisions are read, never changed, once made.
+  gate: () => OPEN_GATE,
 };
 
 export function unknownError(target: { kind: ActionKind; name: string }): GatewayError {
@@ -131,34 +135,34 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
       return { key: `${p.version}\u0000${generation}\u0000${principal.authContext}`, keep: (item, origin) => visible(principal, kind, item, origin) };
     },
     visible,
-    async gate(principal, target) {
+    gate(principal, target) {
       const p = policy.current();
       if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) {
         return ok({ effect: 'deny', ruleId: 'quarantine', reason: `${target.name} is quarantined: its definition no longer matches its pin` });
       }
-      const decision = p.decide(principal, {
-        kind: target.kind,
-        operation: 'call',
-        upstream: target.upstream,
-        name: target.name,
-        upstreamName: target.upstreamName,
-        ...(target.arguments ? { arguments: target.arguments } : {}),
-        ...(target.params ? { params: target.params } : {}),
-      });
+      const action: PolicyAction = { kind: target.kind, operation: 'call', upstream: target.upstream, name: target.name, upstreamName: target.upstreamName };
+      if (target.arguments) action.arguments = target.arguments;
+      if (target.params) action.params = target.params;
+      const decision = p.decide(principal, action);
       // The caller turns deny into the unknown-name error; the decision keeps its rule id for audit.
-      if (decision.effect === 'deny') return ok(decision);
-      for (const rl of decision.rateLimits ?? []) {
-        let outcome;
-        try {
-          outcome = await limiter.take({ key: bucketKey(rl, principal, target), capacity: rl.capacity, refillPerSecond: rl.refillPerSecond });
-        } catch (e) {
-          // Fail closed: a limit we cannot check is not a limit we may skip.
-          logger.error('rate limiter unavailable', { error: (e as Error).message });
-          return err({ kind: 'rate_limiter_unavailable' });
-        }
-        if (!outcome.allowed) return err({ kind: 'rate_limited', ruleId: rl.id, retryAfterMs: outcome.retryAfterMs });
-      }
-      return ok(decision);
+      if (decision.effect === 'deny' || !decision.rateLimits?.length) return ok(decision);
+      return takeLimits(decision, decision.rateLimits, principal, target);
     },
   };
+
+  /** Every rate limit of the decision, in order; the first one exhausted refuses the call. */
+  async function takeLimits(decision: Decision, limits: readonly RateLimitRef[], principal: Principal, target: CallTarget): Promise<Gate> {
+    for (const rl of limits) {
+      let outcome;
+      try {
+        outcome = await limiter.take({ key: bucketKey(rl, principal, target), capacity: rl.capacity, refillPerSecond: rl.refillPerSecond });
+      } catch (e) {
+        // Fail closed: a limit we cannot check is not a limit we may skip.
+        logger.error('rate limiter unavailable', { error: (e as Error).message });
+        return err({ kind: 'rate_limiter_unavailable' });
+      }
+      if (!outcome.allowed) return err({ kind: 'rate_limited', ruleId: rl.id, retryAfterMs: outcome.retryAfterMs });
+    }
+    return ok(decision);
+  }
 }

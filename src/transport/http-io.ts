@@ -20,7 +20,8 @@ export interface HttpRequest {
   readonly headers: HeaderReader;
   /** Raw name/value pairs, flat, as received (for the header limits). */
   readonly rawHeaders: readonly string[];
-  readBody(limit: number): Promise<Result<string, GatewayError>>;
+  /** Synchronous when the whole body has already arrived (the common small POST). */
+  readBody(limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>>;
   /** Calls `fn` if the client goes away before its response is complete. */
   onAbort(fn: () => void): void;
 }
@@ -33,37 +34,74 @@ export interface TextReply {
 
 export type HttpReply = TextReply | SseStream;
 
+/** One per request, so its methods live on the prototype; only `header` is an own closure,
+ * because callers pass it around unbound as a HeaderLookup. */
+class NodeHttpRequest implements HttpRequest, HeaderReader {
+  readonly header: (name: string) => string | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    const headers = req.headers;
+    this.header = (name) => {
+      const v = headers[name] ?? headers[name.toLowerCase()];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+  }
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get headers(): HeaderReader {
+    return this;
+  }
+
+  get rawHeaders(): readonly string[] {
+    return this.req.rawHeaders;
+  }
+
+  get(name: string): string | null {
+    return this.header(name) ?? null;
+  }
+
+  readBody(limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
+    return readBody(this.req, limit);
+  }
+
+  onAbort(fn: () => void): void {
+    const res = this.res;
+    if (res.writableFinished) return;
+    if (res.destroyed) {
+      fn();
+      return;
+    }
+    res.once('close', () => {
+      if (!res.writableFinished) fn();
+    });
+  }
+}
+
 export function nodeRequest(req: IncomingMessage, res: ServerResponse): HttpRequest {
-  const header = (name: string): string | undefined => {
-    const v = req.headers[name] ?? req.headers[name.toLowerCase()];
-    return Array.isArray(v) ? v.join(', ') : v;
-  };
-  return {
-    method: req.method ?? 'GET',
-    header,
-    headers: { get: (name) => header(name) ?? null },
-    rawHeaders: req.rawHeaders,
-    readBody: (limit) => readBody(req, limit),
-    onAbort(fn) {
-      if (res.writableFinished) return;
-      if (res.destroyed) {
-        fn();
-        return;
-      }
-      res.once('close', () => {
-        if (!res.writableFinished) fn();
-      });
-    },
-  };
+  return new NodeHttpRequest(req, res);
 }
 
 /** Reads the body as text, never holding more than the limit: a declared Content-Length over
  * it is refused before a byte is read, and a chunked body is cut off as soon as it passes. */
-function readBody(req: IncomingMessage, limit: number): Promise<Result<string, GatewayError>> {
+function readBody(req: IncomingMessage, limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && !(Number(declared) <= limit)) {
     req.resume();
-    return Promise.resolve(err({ kind: 'body_too_large', limit }));
+    return err({ kind: 'body_too_large', limit });
+  }
+  // The whole message was parsed while the request waited (identity is checked first), so
+  // its body sits in the stream's buffer: take it in one read, with no listeners or promise.
+  if (req.complete && !req.destroyed && !req.readableFlowing && req.listenerCount('data') === 0) {
+    const buffered: Buffer | null = req.read();
+    if (buffered === null) return ok('');
+    if (buffered.length > limit) return err({ kind: 'body_too_large', limit });
+    return ok(buffered.toString('utf8'));
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -44,8 +44,9 @@ function isRefusal(s: LegacySession | TextReply | undefined): s is TextReply {
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Promise<HttpReply> {
   const { config, gateway, sessions, notifier, observer } = deps;
-  /** Legacy in-flight requests by session and id, so notifications/cancelled can abort them. */
-  const inflight = new Map<string, AbortController>();
+  /** Legacy in-flight requests by session, then id (ids are strings or integers, so 1 and "1"
+   * stay apart), so notifications/cancelled can abort them. */
+  const inflight = new Map<string, Map<RequestId, AbortController>>();
   const clientRequests = new ClientRequests();
 
   const guard = (req: HttpRequest): TextReply | undefined => {
@@ -84,9 +85,10 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       // request that names a modern version is ignored, as 2026-07-28 servers do (b.6); any
       // other request with an unknown id gets 2025-11-25's 404, which tells it to re-initialize.
       if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) return session;
-    } else if (session) return legacyMessage(msg, session, headers, principal);
+      // `return await` below: an async function returning a promise takes one more microtask turn.
+    } else if (session) return await legacyMessage(msg, session, headers, principal);
     if (isRequest(msg) && msg.method === 'initialize') return initialize(msg, principal);
-    return modernMessage(req, msg, headers, principal);
+    return await modernMessage(req, msg, headers, principal);
   }
 
   function initialize(msg: JsonRpcRequest, principal: Principal): TextReply {
@@ -115,7 +117,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       if (isNotification(msg)) {
         if (msg.method === 'notifications/cancelled') {
           const requestId = msg.params?.requestId;
-          inflight.get(`${session.id}\u0000${JSON.stringify(requestId ?? null)}`)?.abort();
+          if (typeof requestId === 'string' || typeof requestId === 'number') inflight.get(session.id)?.get(requestId)?.abort();
         }
       } else if (isResponse(msg)) {
         // The answer to a request the gateway sent on a call's stream (elicitation).
@@ -128,13 +130,17 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       return errorResponse({ kind: 'invalid_request', message: 'session already initialized' }, msg.id, false);
     }
     if (msg.method === 'logging/setLevel' && typeof msg.params?.level === 'string') sessions.setLogLevel(session.id, msg.params.level);
-    const observeInfo = { method: msg.method, era: 'legacy' as const, rpcId: msg.id, headers, principal, ...(isJsonObject(msg.params?._meta) ? { meta: msg.params._meta } : {}) };
+    const meta = isJsonObject(msg.params?._meta) ? msg.params._meta : undefined;
     const admitted = observer.admit();
-    if (!admitted.ok) return refuse(observeInfo, admitted.error, msg.id, false);
-    const observation = observer.begin({ ...observeInfo, protocolVersion: session.protocolVersion, sessionId: session.id });
+    if (!admitted.ok) return refuse({ method: msg.method, era: 'legacy', rpcId: msg.id, headers, principal, ...(meta ? { meta } : {}) }, admitted.error, msg.id, false);
+    const observation = observer.begin({ method: msg.method, era: 'legacy', rpcId: msg.id, headers, meta, protocolVersion: session.protocolVersion, sessionId: session.id });
     const abort = new AbortController();
-    const key = `${session.id}\u0000${JSON.stringify(msg.id)}`;
-    inflight.set(key, abort);
+    const sessionId = session.id;
+    let calls = inflight.get(sessionId);
+    if (calls === undefined) inflight.set(sessionId, (calls = new Map()));
+    calls.set(msg.id, abort);
+    const id = msg.id;
+    const inSession = calls;
     // Legacy: a disconnect is not a cancel (digest b.3); only notifications/cancelled is.
     return dispatch(
       gateway,
@@ -154,8 +160,12 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         signal: abort.signal,
         cancelOnDisconnect: false,
         abort,
-        onDone: () => inflight.delete(key),
-        observe: { observer, observation },
+        onDone: () => {
+          inSession.delete(id);
+          if (inSession.size === 0 && inflight.get(sessionId) === inSession) inflight.delete(sessionId);
+        },
+        observer,
+        observation,
         ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
       },
     );
@@ -173,7 +183,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     if (!gateway.knows(msg.method, 'modern')) return refuse(observeInfo, { kind: 'method_not_found', method: msg.method }, msg.id, true);
     const admitted = observer.admit();
     if (!admitted.ok) return refuse(observeInfo, admitted.error, msg.id, true);
-    const observation = observer.begin({ ...observeInfo, protocolVersion: checked.value.protocolVersion });
+    const observation = observer.begin({ method: msg.method, era: 'modern', rpcId: msg.id, headers, meta: observeInfo.meta, protocolVersion: checked.value.protocolVersion });
     const abort = new AbortController();
     // Modern: closing the stream IS the cancellation (digest b.3).
     req.onAbort(() => abort.abort());
@@ -192,7 +202,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         authContext: principal.authContext,
         headers,
       },
-      { signal: abort.signal, cancelOnDisconnect: true, abort, observe: { observer, observation } },
+      { signal: abort.signal, cancelOnDisconnect: true, abort, observer, observation },
     );
   }
 
@@ -212,7 +222,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       return errorResponse({ kind: 'auth_failed', status: f.status, message: f.description }, undefined, true, f.wwwAuthenticate ? { 'www-authenticate': f.wwwAuthenticate } : undefined);
     }
     const principal = auth.value;
-    if (req.method === 'POST') return post(req, principal);
+    if (req.method === 'POST') return await post(req, principal);
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = lookupSession(req, principal);
       if (isRefusal(session)) return session;

@@ -53,88 +53,123 @@ function retryAfter(reply: Reply): Record<string, string> {
   return !reply.ok && reply.error.kind === 'rate_limited' ? { 'retry-after': String(Math.max(1, Math.ceil(reply.error.retryAfterMs / 1000))) } : {};
 }
 
-export function dispatch(
-  gateway: Gateway,
-  call: Omit<Call, 'notify' | 'signal'>,
-  opts: {
-    signal: AbortSignal;
-    cancelOnDisconnect: boolean;
-    abort: AbortController;
-    headers?: Record<string, string>;
-    onDone?: () => void;
-    /** Legacy sessions whose client can answer requests on the stream (elicitation). */
-    asker?: { requests: ClientRequests; sessionId: string };
-    /** Span, metrics and audit of this request. */
-    observe?: { observer: Observer; observation: Observation };
-  },
-): Promise<HttpReply> {
-  let sse: SseStream | undefined;
-  let settle!: (r: HttpReply) => void;
-  const response = new Promise<HttpReply>((r) => {
-    settle = r;
-  });
-  const ensureSse = (): SseStream => {
-    if (!sse) {
-      sse = new SseStream({
+export interface DispatchOptions {
+  signal: AbortSignal;
+  cancelOnDisconnect: boolean;
+  abort: AbortController;
+  headers?: Record<string, string>;
+  onDone?: () => void;
+  /** Legacy sessions whose client can answer requests on the stream (elicitation). */
+  asker?: { requests: ClientRequests; sessionId: string };
+  /** Span, metrics and audit of this request. */
+  observer?: Observer;
+  observation?: Observation;
+}
+
+export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>, opts: DispatchOptions): Promise<HttpReply> {
+  const exchange = new Exchange(opts);
+  const observation = opts.observation;
+  // Built field by field: no spreads of the call on the per-request path.
+  const full: Call = {
+    era: call.era,
+    id: call.id,
+    method: call.method,
+    params: call.params,
+    protocolVersion: call.protocolVersion,
+    clientCapabilities: call.clientCapabilities,
+    principal: call.principal,
+    authContext: call.authContext,
+    headers: call.headers,
+    notify: exchange.notify,
+    signal: opts.signal,
+  };
+  if (call.clientInfo) full.clientInfo = call.clientInfo;
+  if (opts.asker) full.elicit = exchange.elicitor(opts.asker);
+  if (observation) {
+    full.requestId = observation.requestId;
+    full.span = observation.span;
+  }
+  void exchange.run(gateway, full);
+  return exchange.response;
+}
+
+/** One request's way back: plain JSON, or an SSE stream from its first notification on.
+ * A class so that one per request costs one object and a promise, not a set of closures. */
+class Exchange {
+  readonly response: Promise<HttpReply>;
+  readonly notify: (n: JsonRpcNotification) => void;
+  private settle!: (r: HttpReply) => void;
+  private sse: SseStream | undefined;
+
+  constructor(private readonly opts: DispatchOptions) {
+    this.response = new Promise<HttpReply>((r) => {
+      this.settle = r;
+    });
+    this.notify = (n) => this.stream().send(n as unknown as JsonObject);
+  }
+
+  private stream(): SseStream {
+    if (!this.sse) {
+      const opts = this.opts;
+      this.sse = new SseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
         onCancel: () => {
           if (opts.cancelOnDisconnect) opts.abort.abort();
         },
       });
-      settle(sse);
+      this.settle(this.sse);
     }
-    return sse;
-  };
-  const notify = (n: JsonRpcNotification): void => ensureSse().send(n as unknown as JsonObject);
-  const asker = opts.asker;
-  const elicit = asker
-    ? (params: JsonObject, timeoutMs: number) => {
-        const id = asker.requests.newId();
-        const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, opts.signal);
-        ensureSse().send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
-        return answer;
-      }
-    : undefined;
-  const full: Call = {
-    ...call,
-    notify,
-    signal: opts.signal,
-    ...(elicit ? { elicit } : {}),
-    ...(opts.observe ? { requestId: opts.observe.observation.requestId, span: opts.observe.observation.span } : {}),
-  };
-  const observe = opts.observe;
-  gateway
-    .handle(full)
-    .catch((e: unknown): Reply => ({ ok: false, error: { kind: 'internal', message: (e as Error).message } }))
-    .then(async (reply) => {
-      if (opts.signal.aborted) {
-        // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
-        // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
-        // NOT send a response"; digest b.3: "MUST NOT send anything more"), and the abort error
-        // the upstream call ended with is not the client's news. The POST still needs an HTTP
-        // response, so it gets an SSE stream that ends without one.
-        await observe?.observer.finish(full, 'cancelled', observe.observation);
-        sse ??= new SseStream(opts.headers ? { headers: opts.headers } : {});
-        settle(sse);
-        sse.close();
-        opts.onDone?.();
-        return;
-      }
-      let { status, text } = finalMessage(full, reply);
-      // The record of a completed request is written before its response leaves (issue:
-      // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
-      const recorded = (await observe?.observer.finish(full, reply, observe.observation, Buffer.byteLength(text))) ?? true;
-      if (!recorded) {
-        ({ status, text } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
-      }
-      if (sse) {
-        sse.sendText(text);
-        sse.close();
-      } else {
-        const extra = opts.headers || !reply.ok ? { ...opts.headers, ...retryAfter(reply) } : undefined;
-        settle({ status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: text });
-      }
+    return this.sse;
+  }
+
+  elicitor(asker: { requests: ClientRequests; sessionId: string }): NonNullable<Call['elicit']> {
+    return (params, timeoutMs) => {
+      const id = asker.requests.newId();
+      const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, this.opts.signal);
+      this.stream().send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
+      return answer;
+    };
+  }
+
+  async run(gateway: Gateway, full: Call): Promise<void> {
+    const opts = this.opts;
+    let reply: Reply;
+    try {
+      reply = await gateway.handle(full);
+    } catch (e) {
+      reply = { ok: false, error: { kind: 'internal', message: (e as Error).message } };
+    }
+    const observer = opts.observer;
+    const observation = opts.observation;
+    if (opts.signal.aborted) {
+      // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
+      // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
+      // NOT send a response"; digest b.3: "MUST NOT send anything more"), and the abort error
+      // the upstream call ended with is not the client's news. The POST still needs an HTTP
+      // response, so it gets an SSE stream that ends without one.
+      if (observer && observation) await observer.finish(full, 'cancelled', observation);
+      this.sse ??= new SseStream(opts.headers ? { headers: opts.headers } : {});
+      this.settle(this.sse);
+      this.sse.close();
       opts.onDone?.();
-    });
-  return response;
+      return;
+    }
+    let { status, text } = finalMessage(full, reply);
+    // The record of a completed request is written before its response leaves (issue:
+    // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
+    const finished = observer && observation ? observer.finish(full, reply, observation, Buffer.byteLength(text)) : true;
+    const recorded = finished === true || (await finished);
+    if (!recorded) {
+      ({ status, text } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
+    }
+    const sse = this.sse;
+    if (sse) {
+      sse.sendText(text);
+      sse.close();
+    } else {
+      const extra = opts.headers || !reply.ok ? { ...opts.headers, ...retryAfter(reply) } : undefined;
+      this.settle({ status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: text });
+    }
+    opts.onDone?.();
+  }
 }

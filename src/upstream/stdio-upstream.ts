@@ -165,7 +165,14 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (n.method === 'notifications/message') this.logger.info('upstream log', { data: n.params?.data ?? null });
   }
 
-  private call(method: string, params: JsonObject, timeoutMs: number, extra?: Partial<Pending>, signal?: AbortSignal): Promise<JsonRpcResponse | Error> {
+  private call(
+    method: string,
+    params: JsonObject,
+    timeoutMs: number,
+    onNotification?: (n: JsonRpcNotification) => void,
+    progressToken?: string | number,
+    signal?: AbortSignal,
+  ): Promise<JsonRpcResponse | Error> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(new TimeoutError(timeoutMs)), timeoutMs);
@@ -177,13 +184,13 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
           // The stdio transport cancels explicitly (spec digest b.3).
           this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: m.message } });
         }
-        if (extra?.progressToken !== undefined) this.progress.delete(`gh-${id}`);
+        if (progressToken !== undefined) this.progress.delete(`gh-${id}`);
         resolve(m);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, { ...extra, resolve: finish });
+      this.pending.set(id, { resolve: finish, onNotification, progressToken });
       let outParams = params;
-      if (extra?.progressToken !== undefined && isJsonObject(params._meta)) {
+      if (progressToken !== undefined && isJsonObject(params._meta)) {
         // Tokens from different clients may collide on one process: use our own, map back.
         this.progress.set(`gh-${id}`, id);
         outParams = { ...params, _meta: { ...params._meta, progressToken: `gh-${id}` } };
@@ -198,11 +205,8 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (!era) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: this.status().lastError ?? 'not running' });
     const params = shapeParams(req, era);
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
-    const extra: Partial<Pending> = {
-      ...(req.onNotification ? { onNotification: req.onNotification } : {}),
-      ...(typeof token === 'string' || typeof token === 'number' ? { progressToken: token } : {}),
-    };
-    const m = await this.call(req.method, params, this.config.timeoutMs, extra, req.signal);
+    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    const m = await this.call(req.method, params, this.config.timeoutMs, req.onNotification, progressToken, req.signal);
     if (m instanceof TimeoutError) return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
     if (m instanceof Error) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m.message });
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);

@@ -2,7 +2,7 @@
 // 127.0.0.1: /mcp goes to the endpoint on Node's request/response, query strings included;
 // every other path goes to the Hono app; an endpoint that fails answers a JSON-RPC 500
 // without details and logs what happened.
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
@@ -21,7 +21,12 @@ async function serve(mcp: (req: HttpRequest) => Promise<HttpReply>) {
 }
 
 afterEach(async () => {
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  const s = server;
+  if (s) {
+    const closed = new Promise<void>((r) => s.close(() => r()));
+    s.closeAllConnections();
+    await closed;
+  }
   server = undefined;
 });
 
@@ -60,5 +65,51 @@ describe('the /mcp listener', () => {
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } });
     expect(JSON.stringify(body)).not.toContain('secret internals');
     expect(lines.some((l) => l.msg === 'request failed' && l.error === 'secret internals')).toBe(true);
+  });
+});
+
+describe('reading the body', () => {
+  /** An endpoint that waits `delayMs`, then reads the body under `limit` and says how it went. */
+  const reader = (delayMs: number, limit: number) => async (req: HttpRequest): Promise<HttpReply> => {
+    await new Promise((r) => setTimeout(r, delayMs));
+    const pending = req.readBody(limit);
+    const sync = !(pending instanceof Promise);
+    const body = await pending;
+    return { status: 200, body: JSON.stringify({ sync, ok: body.ok, value: body.ok ? body.value : body.error.kind }) };
+  };
+
+  /** POSTs `parts` without Content-Length (chunked), `gapMs` apart. */
+  const postChunked = (url: string, parts: string[], gapMs: number) =>
+    new Promise<any>((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST' }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(JSON.parse(text)));
+      });
+      req.on('error', reject);
+      void (async () => {
+        for (const p of parts) {
+          req.write(p);
+          await new Promise((r) => setTimeout(r, gapMs));
+        }
+        req.end();
+      })();
+    });
+
+  it('takes a body that has fully arrived in one synchronous read', async () => {
+    const { base } = await serve(reader(50, 1000));
+    const res = await fetch(`${base}/mcp`, { method: 'POST', body: '{"jsonrpc":"2.0"}' });
+    expect(await res.json()).toEqual({ sync: true, ok: true, value: '{"jsonrpc":"2.0"}' });
+  });
+
+  it('refuses a fully arrived chunked body over the limit', async () => {
+    const { base } = await serve(reader(100, 10));
+    expect(await postChunked(`${base}/mcp`, ['0123456789', 'abcdef'], 0)).toEqual({ sync: true, ok: false, value: 'body_too_large' });
+  });
+
+  it('streams a body still arriving, and cuts it off once it passes the limit', async () => {
+    const { base } = await serve(reader(0, 25));
+    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: true, value: '01234567890123456789' });
+    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: false, value: 'body_too_large' });
   });
 });
