@@ -89,7 +89,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
     full.requestId = observation.requestId;
     full.span = observation.span;
   }
-  void exchange.run(gateway, full);
+  exchange.run(gateway, full).catch((e: unknown) => exchange.failed(full.id, e));
   return exchange.response;
 }
 
@@ -129,6 +129,14 @@ class Exchange {
       this.stream().send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
       return answer;
     };
+  }
+
+  /** A failure past the handler (finishing, serialising): the client still gets an answer. */
+  failed(id: Call['id'], e: unknown): void {
+    const { status, error } = mapError({ kind: 'internal', message: (e as Error).message }, true);
+    if (this.sse) this.sse.close();
+    else this.settle({ status, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, error }) });
+    this.opts.onDone?.();
   }
 
   async run(gateway: Gateway, full: Call): Promise<void> {
