@@ -119,6 +119,9 @@ function readBody(req: IncomingMessage, limit: number): Result<string, GatewayEr
     req.on('data', onData);
     req.once('end', () => resolve(ok(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'))));
     req.once('error', (e) => resolve(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` })));
+    // Closed before its end (a client gone mid-body): settle rather than wait forever. After
+    // 'end' this is a no-op, the promise being settled already.
+    req.once('close', () => resolve(err({ kind: 'invalid_request', message: 'the request body ended early' })));
   });
 }
 

@@ -112,4 +112,21 @@ describe('reading the body', () => {
     expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: true, value: '01234567890123456789' });
     expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: false, value: 'body_too_large' });
   });
+
+  it('settles with an error when the client goes away in the middle of the body', async () => {
+    const results: unknown[] = [];
+    const { base } = await serve(async (req) => {
+      const body = await req.readBody(1000);
+      results.push(body.ok ? body.value : body.error.kind);
+      return { status: 400 };
+    });
+    const req = httpRequest(`${base}/mcp`, { method: 'POST' });
+    req.on('error', () => undefined);
+    req.write('{"jsonrpc":');
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    const until = Date.now() + 2000;
+    while (results.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(results).toEqual(['invalid_request']);
+  });
 });
