@@ -48,7 +48,10 @@ export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
   if (input.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     const handler = new ExchangeHandler(input, resolve);
-    input.pool.dispatch({ path: input.path, method: 'POST', headers: input.headers, body: JSON.stringify(input.body) }, handler);
+    // With a timeout of our own, undici's header and body timers (300 s by default) are off:
+    // they would cut a call configured to wait longer, and ours covers the whole exchange.
+    const timers = input.timeoutMs !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {};
+    input.pool.dispatch({ path: input.path, method: 'POST', headers: input.headers, body: JSON.stringify(input.body), ...timers }, handler);
   });
 }
 

@@ -115,6 +115,38 @@ describe('exchange with other answers', () => {
   });
 });
 
+describe('exchange with a long timeout of its own', () => {
+  /** The pool's own header and body timers at 200 ms (undici rounds them up to about 1 s),
+   * standing in for its 300 s default against a call configured to wait longer than that. */
+  async function shortTimerPool(handler: Handler): Promise<Pool> {
+    const first = await serve(handler);
+    await first.destroy();
+    pool = new Pool(`http://127.0.0.1:${(server!.address() as AddressInfo).port}`, { headersTimeout: 200, bodyTimeout: 200 });
+    return pool;
+  }
+
+  it('waits past the pool\'s header timer for a slow answer', async () => {
+    const p = await shortTimerPool((_req, res, body) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { late: true } })), 1600);
+    });
+    expect(await exchange(input(p, { timeoutMs: 4000 }))).toMatchObject({ kind: 'response', message: { result: { late: true } } });
+  });
+
+  it('waits past the pool\'s body timer between events of a stream', async () => {
+    const p = await shortTimerPool((_req, res, body) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.write(sseEvent(progress));
+      setTimeout(() => res.end(sseEvent({ jsonrpc: '2.0', id: body.id, result: { slow: true } })), 1600);
+    });
+    expect(await exchange(input(p, { timeoutMs: 4000 }))).toMatchObject({ kind: 'response', message: { result: { slow: true } } });
+  });
+
+  it('still ends at its own timeout', async () => {
+    const p = await shortTimerPool((_req, res) => void setTimeout(() => res.writeHead(200, SSE_HEADERS).end(), 2500));
+    expect(await exchange(input(p, { timeoutMs: 300 }))).toEqual({ kind: 'timeout' });
+  });
+});
+
 describe('exchange cut short', () => {
   it('times out, and closes the connection so that the server sees the cancel (digest b.3)', async () => {
     let closed!: () => void;
