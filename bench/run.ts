@@ -71,8 +71,8 @@ async function main(): Promise<number> {
   const cpus = availableParallelism();
   const pinning = detectPinning(cpus);
   const plan = {
-    rounds: Number(args.rounds ?? (args.quick ? 1 : 3)),
-    roundSec: Number(args.seconds ?? (args.quick ? 2 : 4)),
+    rounds: Number(args.rounds ?? (args.quick ? 1 : 5)),
+    roundSec: Number(args.seconds ?? (args.quick ? 2 : 3)),
     warmupSec: args.quick ? 1 : 3,
   };
   const connections = Number(args.connections ?? 16);

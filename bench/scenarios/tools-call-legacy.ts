@@ -5,7 +5,9 @@
 // 10-rule policy that allows the echo (no rate limits), the audit trail when the config
 // schema has it (gateway-features.ts), and metrics (always on). A second yardstick next to
 // nginx: the least a Node.js MCP proxy can do (node-floor-server.ts), which shows what of
-// Gatehouse's cost is Node's and what is Gatehouse's own. The client speaks legacy to all:
+// Gatehouse's cost is Node's and what is Gatehouse's own; and below it a Node.js byte relay
+// (node-relay-server.ts: TCP piped both ways, no HTTP at all), what any proxy written in
+// Node.js costs before it reads a single header. The client speaks legacy to all:
 // one initialized session each, then POSTs with Mcp-Session-Id and unique ids. Gatehouse's
 // CPU time per call (scenario 6) is read from /proc in its rounds.
 import { join } from 'node:path';
@@ -16,6 +18,7 @@ import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findNginx, startNginx } from '../harness/nginx.ts';
 import { startNodeFloor } from '../harness/node-floor.ts';
+import { startNodeRelay } from '../harness/node-relay.ts';
 import { startEverything } from '../harness/upstream-processes.ts';
 import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
@@ -23,6 +26,7 @@ const ID = 'legacy';
 const UPSTREAM = 'everything';
 const POLICY_ARM = 'gatehouse + policy (+ audit/metrics when available)';
 const FLOOR_ARM = 'node floor (minimal Node proxy)';
+const RELAY_ARM = 'node byte relay (TCP, no HTTP)';
 
 export const toolsCallLegacy: Scenario = {
   id: ID,
@@ -46,6 +50,8 @@ export const toolsCallLegacy: Scenario = {
       if (nginx) stoppers.push(nginx.stop);
       const floor = await startNodeFloor(ctx.pinning, everything.url);
       stoppers.push(floor.stop);
+      const relay = await startNodeRelay(ctx.pinning, everything.url);
+      stoppers.push(relay.stop);
 
       const arms: Arm[] = [
         {
@@ -80,12 +86,19 @@ export const toolsCallLegacy: Scenario = {
         spec: { url: floor.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: 'unused-by-the-floor', tool: 'echo' } },
         cpuPids: { floor: floor.pid, upstream: everything.pid },
       });
+      arms.push({
+        name: RELAY_ARM,
+        spec: { url: relay.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(relay.url), tool: 'echo' } },
+        cpuPids: { relay: relay.pid, upstream: everything.pid },
+      });
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
       const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
-      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor' });
+      const rl = summaries.find((s) => s.name === RELAY_ARM)!;
+      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor', [RELAY_ARM]: 'relay' });
       rows.find((r) => r.label === FLOOR_ARM)!.note += '; yardstick: node:http + undici, JSON parse and id swap only, no checks (bench/harness/node-floor-server.ts)';
+      rows.find((r) => r.label === RELAY_ARM)!.note += '; yardstick: bytes piped over TCP, no HTTP parsing (bench/harness/node-relay-server.ts)';
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
       rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}`;
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
@@ -108,6 +121,8 @@ export const toolsCallLegacy: Scenario = {
           ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms, nginxCpuUsPerCall: ng.cpuUsPerCall.nginx ?? Number.NaN } : {}),
           nodeFloorThroughputRatio: fl.rps / direct.rps,
           nodeFloorCpuUsPerCall: fl.cpuUsPerCall.floor ?? Number.NaN,
+          nodeRelayThroughputRatio: rl.rps / direct.rps,
+          nodeRelayCpuUsPerCall: rl.cpuUsPerCall.relay ?? Number.NaN,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
         details: summaries,
