@@ -89,7 +89,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
-      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped };
+      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped, writtenTotal: st.written, syncsTotal: st.syncs };
     },
     logger,
   });

@@ -79,7 +79,23 @@ export async function describeObservability(obs: Observability, port: number): P
   const on = [...obs.enabled];
   if (!on.includes('metrics') && (await servesMetrics(port))) on.push('metrics');
   const off = ['audit', 'metrics'].filter((f) => !on.includes(f));
-  return [on.join(' + '), off.length ? `${off.join(', ')}: not in the gateway yet` : ''].filter(Boolean).join('; ');
+  const perSync = on.includes('audit') ? await auditRecordsPerSync(port) : undefined;
+  return [
+    on.join(' + '),
+    perSync === undefined ? '' : `${perSync.toFixed(1)} audit records per fdatasync`,
+    off.length ? `${off.join(', ')}: not in the gateway yet` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** Records written ÷ fdatasyncs over the gateway's life, from its /metrics (group commit at work). */
+export async function auditRecordsPerSync(port: number): Promise<number | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+  const text = res?.ok ? await res.text() : '';
+  const read = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+  const ratio = read('gatehouse_audit_records_written_total') / read('gatehouse_audit_syncs_total');
+  return Number.isFinite(ratio) ? ratio : undefined;
 }
 
 export async function servesMetrics(port: number): Promise<boolean> {

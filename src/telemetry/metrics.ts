@@ -35,6 +35,11 @@ export interface AuditSinkStats {
   lagSeconds: number;
   /** Records dropped since start (fail-open mode), cumulative. */
   droppedTotal: number;
+  /** Records made durable since start, cumulative. */
+  writtenTotal?: number;
+  /** Durability barriers (fdatasyncs) since start, cumulative: writtenTotal ÷ syncsTotal is
+   * how many records share one (group commit). */
+  syncsTotal?: number;
 }
 
 export interface MetricsOptions {
@@ -158,18 +163,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       registers,
       collect: () => lag.set(report('audit_sink_lag_seconds', auditStats)?.lagSeconds ?? Number.NaN),
     });
-    const dropped: Counter = new Counter({
-      name: 'gatehouse_audit_dropped_total',
-      help: 'Audit records dropped because the sink could not keep up (fail-open mode).',
-      registers,
-      collect: () => {
-        // A counter must not go back: on failure it keeps its last value.
-        const total = report('audit_dropped_total', auditStats)?.droppedTotal;
-        if (total === undefined) return;
-        dropped.reset();
-        dropped.inc(total);
-      },
-    });
+    cumulative(registers, 'gatehouse_audit_dropped_total', 'Audit records dropped because the sink could not keep up (fail-open mode).', () => report('audit_dropped_total', auditStats)?.droppedTotal);
+    cumulative(registers, 'gatehouse_audit_records_written_total', 'Audit records written and made durable.', () => report('audit_records_written_total', auditStats)?.writtenTotal);
+    cumulative(registers, 'gatehouse_audit_syncs_total', 'Durability barriers (fdatasync) spent on audit records; records written ÷ this = records per sync (group commit).', () => report('audit_syncs_total', auditStats)?.syncsTotal);
   }
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
 
@@ -210,4 +206,20 @@ function failureReporter(logger: Logger | undefined) {
       return undefined;
     }
   };
+}
+
+/** A counter read from a cumulative source at scrape time; it keeps its last value when the
+ * source fails or has no figure, since a counter must not go back. */
+function cumulative(registers: Registry[], name: string, help: string, read: () => number | undefined): void {
+  const counter: Counter = new Counter({
+    name,
+    help,
+    registers,
+    collect: () => {
+      const total = read();
+      if (total === undefined) return;
+      counter.reset();
+      counter.inc(total);
+    },
+  });
 }

@@ -107,6 +107,25 @@ describe('audit records', () => {
     expect(events).toContain('upstream_up');
   });
 
+  it('counts records and fsyncs in /metrics: concurrent calls share a sync (group commit)', async () => {
+    const counters = async () => {
+      const text = await (await fetch(new URL('/metrics', gw.url))).text();
+      const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+      return { written: read('gatehouse_audit_records_written_total'), syncs: read('gatehouse_audit_syncs_total') };
+    };
+    const before = await counters();
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      postJson(gw.url, modernBody(500 + i, 'tools/call', { name: 'up__echo', arguments: { message: `m${i}` } }), headers('tools/call', 'up__echo')),
+    );
+    for (const res of await Promise.all(calls)) expect(res.json.result).toBeDefined();
+    const after = await counters();
+    expect(after.written - before.written).toBeGreaterThanOrEqual(20);
+    // Every one of the 20 records is on disk before its reply, yet they did not take 20 syncs.
+    expect(after.syncs - before.syncs).toBeGreaterThan(0);
+    expect(after.syncs - before.syncs).toBeLessThan(after.written - before.written);
+    expect(lines().filter((r) => r.rpcId >= 500 && r.rpcId < 520)).toHaveLength(20);
+  });
+
   it('gatehouse audit verify accepts the chain and catches an edit, a deletion and an insertion', () => {
     const verify = (dir: string) => spawnSync(process.execPath, [join(REPO_ROOT, 'bin/gatehouse.js'), 'audit', 'verify', dir], { encoding: 'utf8' });
     expect(verify(auditDir).status).toBe(0);

@@ -131,7 +131,7 @@ describe('metrics', () => {
   it('reads upstream health, pending approvals and audit sink state from callbacks at scrape time', async () => {
     let status: Record<string, boolean> = { github: true, jira: false };
     let pending = 3;
-    let audit = { lagSeconds: 0.25, droppedTotal: 0 };
+    let audit = { lagSeconds: 0.25, droppedTotal: 0, writtenTotal: 12, syncsTotal: 4 };
     const m = createMetrics({ upstreamStatus: () => status, pendingApprovals: () => pending, auditStats: () => audit });
     let get = await scrape(m);
     expect(get('gatehouse_upstream_up', { upstream: 'github' })).toBe(1);
@@ -139,16 +139,20 @@ describe('metrics', () => {
     expect(get('gatehouse_approvals_pending')).toBe(3);
     expect(get('gatehouse_audit_sink_lag_seconds')).toBe(0.25);
     expect(get('gatehouse_audit_dropped_total')).toBe(0);
+    expect(get('gatehouse_audit_records_written_total')).toBe(12);
+    expect(get('gatehouse_audit_syncs_total')).toBe(4);
 
     status = { github: false };
     pending = 0;
-    audit = { lagSeconds: 0, droppedTotal: 7 };
+    audit = { lagSeconds: 0, droppedTotal: 7, writtenTotal: 30, syncsTotal: 5 };
     get = await scrape(m);
     expect(get('gatehouse_upstream_up', { upstream: 'github' })).toBe(0);
     expect(get('gatehouse_upstream_up', { upstream: 'jira' })).toBeUndefined();
     expect(get('gatehouse_approvals_pending')).toBe(0);
     expect(get('gatehouse_audit_sink_lag_seconds')).toBe(0);
     expect(get('gatehouse_audit_dropped_total')).toBe(7);
+    expect(get('gatehouse_audit_records_written_total')).toBe(30);
+    expect(get('gatehouse_audit_syncs_total')).toBe(5);
   });
 
   it('keeps serving the scrape when a callback throws: the gauge reads NaN, the counter keeps its value, a warning is logged', async () => {
@@ -166,7 +170,7 @@ describe('metrics', () => {
       },
       auditStats: () => {
         if (broken) throw new Error('sink gone');
-        return { lagSeconds: 1, droppedTotal: 5 };
+        return { lagSeconds: 1, droppedTotal: 5, writtenTotal: 9, syncsTotal: 3 };
       },
     });
     await scrape(m);
@@ -176,11 +180,15 @@ describe('metrics', () => {
     expect(get('gatehouse_approvals_pending')).toBeNaN();
     expect(get('gatehouse_audit_sink_lag_seconds')).toBeNaN();
     expect(get('gatehouse_audit_dropped_total')).toBe(5);
+    expect(get('gatehouse_audit_records_written_total')).toBe(9);
+    expect(get('gatehouse_audit_syncs_total')).toBe(3);
     expect(lines.filter((l) => l.msg === 'metrics source failed').map((l) => l.metric)).toEqual([
       'upstream_up',
       'approvals_pending',
       'audit_sink_lag_seconds',
       'audit_dropped_total',
+      'audit_records_written_total',
+      'audit_syncs_total',
     ]);
   });
 
