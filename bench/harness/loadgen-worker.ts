@@ -3,6 +3,7 @@
 // and echo argument for every request) and checks every reply with checkReply: a single
 // non-2xx, connection error or wrong body makes the run count as failed, never as fast.
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
 import { summarizeLatencies, type LatencySummary } from './statistics.ts';
 
@@ -11,8 +12,13 @@ export interface LoadSpec {
   connections: number;
   durationSec: number;
   request: WireRequest;
-  /** Requests per second across all connections (autocannon `overallRate`); absent: as fast as possible. */
+  /** Requests per second across all connections (autocannon `overallRate`); absent: as fast as possible.
+   * autocannon spends each connection's quota at the start of every second, so this is a
+   * bursty load: right for a soak, wrong for latency. */
   overallRate?: number;
+  /** Open loop at this many requests per second, spaced evenly (pacedLoad below): latency
+   * at a steady load. Takes precedence over overallRate. */
+  pacedRate?: number;
 }
 
 export interface LoadResult {
@@ -103,12 +109,73 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
+/** Paced, open-loop load: request n is due at n / rate seconds, sent on time whatever the
+ * earlier ones are doing (up to `connections` in flight, then it waits for one), and its
+ * latency is counted from when it was due, so a stall is charged to every request it delays
+ * (no coordinated omission). Every reply is checked as under autocannon. */
+async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
+  const url = new URL(spec.url);
+  const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
+  let failures = 0;
+  let errors = 0;
+  let non2xx = 0;
+  const failureSamples: string[] = [];
+  const fail = (why: string): void => {
+    failures++;
+    if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
+  };
+  const latencies: number[] = [];
+  const total = Math.floor(rate * spec.durationSec);
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  const one = async (dueAt: number): Promise<void> => {
+    const id = nextId++;
+    const built = buildRequest(spec.request, id);
+    try {
+      const res = await pool.request({ path: url.pathname, method: 'POST', headers: built.headers, body: built.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const body = await res.body.text();
+      latencies.push(performance.now() - dueAt);
+      if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+      const why = checkReply(spec.request, id, res.statusCode, body);
+      if (why) fail(why);
+    } catch (e) {
+      errors++;
+      fail(`request error: ${(e as Error).message}`);
+    }
+  };
+  for (let sent = 0; sent < total; ) {
+    const now = performance.now();
+    const due = Math.min(total, Math.floor(((now - started) / 1000) * rate) + 1);
+    for (; sent < due; sent++) {
+      if (inFlight.size >= spec.connections) await Promise.race(inFlight);
+      const p = one(started + (sent / rate) * 1000).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    const next = started + (sent / rate) * 1000;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+  }
+  await Promise.all(inFlight);
+  const elapsedSec = (performance.now() - started) / 1000;
+  await pool.close();
+  return {
+    completed: latencies.length,
+    failures,
+    failureSamples,
+    errors,
+    timeouts: 0,
+    non2xx,
+    elapsedSec,
+    rps: (latencies.length - failures) / elapsedSec,
+    latencyMs: summarizeLatencies(Float64Array.from(latencies)),
+  };
+}
+
 process.on('message', (msg: WorkerMessage) => {
   if (msg.type === 'exit') {
     process.disconnect();
     return;
   }
-  runLoad(msg.spec).then(
+  (msg.spec.pacedRate ? pacedLoad(msg.spec, msg.spec.pacedRate) : runLoad(msg.spec)).then(
     (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
     (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),
   );

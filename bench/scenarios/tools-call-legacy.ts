@@ -27,6 +27,8 @@ const UPSTREAM = 'everything';
 const POLICY_ARM = 'gatehouse + policy (+ audit/metrics when available)';
 const FLOOR_ARM = 'node floor (minimal Node proxy)';
 const RELAY_ARM = 'node byte relay (TCP, no HTTP)';
+/** The fixed-rate pass runs at this share of direct's full-speed throughput. */
+const FIXED_RATE_SHARE = 0.25;
 
 export const toolsCallLegacy: Scenario = {
   id: ID,
@@ -93,6 +95,18 @@ export const toolsCallLegacy: Scenario = {
       });
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
       const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
+      // The same three at a fixed, moderate rate: a quarter of what the upstream serves
+      // directly. At full speed the client's connections queue wherever the CPU is short, so
+      // latency there follows throughput; here it is what a request waits at normal load.
+      const rate = Math.max(50, Math.round((direct.rps * FIXED_RATE_SHARE) / 50) * 50);
+      ctx.log(`  fixed rate: ${rate} req/s`);
+      const paced = await runInterleaved(
+        ctx.gen,
+        arms.slice(0, 3).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
+        { ...ctx.plan, warmupSec: 1 },
+        ctx.log,
+      );
+      const [pacedDirect, pacedGw, pacedGwp] = paced as [ArmSummary, ArmSummary, ArmSummary];
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
@@ -102,8 +116,11 @@ export const toolsCallLegacy: Scenario = {
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
       rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}`;
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
+      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway' })) {
+        rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput` });
+      }
       if (!nginx) rows.push({ label: 'nginx pass-through', note: 'skipped: nginx not installed' });
-      const failures = summaries.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = [...summaries, ...paced].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
       return {
         id: ID,
         title: this.title,
@@ -123,9 +140,14 @@ export const toolsCallLegacy: Scenario = {
           nodeFloorCpuUsPerCall: fl.cpuUsPerCall.floor ?? Number.NaN,
           nodeRelayThroughputRatio: rl.rps / direct.rps,
           nodeRelayCpuUsPerCall: rl.cpuUsPerCall.relay ?? Number.NaN,
+          fixedRate: rate,
+          fixedRateP99Ratio: pacedGw.p99Ms / pacedDirect.p99Ms,
+          fixedRateP50Ratio: pacedGw.p50Ms / pacedDirect.p50Ms,
+          fixedRatePolicyP99Ratio: pacedGwp.p99Ms / pacedDirect.p99Ms,
+          fixedRatePolicyP50Ratio: pacedGwp.p50Ms / pacedDirect.p50Ms,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
-        details: summaries,
+        details: [...summaries, ...paced],
       };
     } finally {
       await stopAll(stoppers);
