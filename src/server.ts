@@ -5,6 +5,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
+import { limitBody } from './http-body-limit.ts';
 import type { Logger } from './logger.ts';
 import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './transport/http-io.ts';
 import { errorResponse } from './transport/respond.ts';
@@ -26,6 +27,7 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const path = deps.config.listen.path;
+  app.use('*', limitBody());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   const metrics = deps.metrics;
   if (metrics) {

@@ -12,6 +12,7 @@
 // with textContent in the page, never markup. Body limits beyond the callback's own cap,
 // request ids and tracing are the HTTP ring's.
 import { Hono, type Context } from 'hono';
+import { limitBody } from '../http-body-limit.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { Logger } from '../logger.ts';
@@ -65,6 +66,8 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
 
   app.use('/approvals', secure);
   app.use('/approvals/*', secure);
+  // Callbacks are read before their signature can be checked: bounded while they stream in.
+  app.use('/approvals/*', limitBody(MAX_CALLBACK_BYTES));
 
   app.get('/approvals', (c) => c.body(CONSOLE_HTML, 200, { 'content-type': 'text/html; charset=utf-8' }));
   // Relative asset URLs resolve against the page's path, so the page has exactly one.
@@ -142,9 +145,7 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
     if (webhook === undefined) return problem(c, 404, 'not_found', 'the webhook approval channel is not configured');
     const id = c.req.param('id');
     if (!ID_PATTERN.test(id)) return problem(c, 404, 'not_found', 'no pending approval with this id');
-    if (Number(c.req.header('content-length') ?? 0) > MAX_CALLBACK_BYTES) return problem(c, 413, 'too_large', 'the body is too large');
     const raw = await c.req.text();
-    if (Buffer.byteLength(raw, 'utf8') > MAX_CALLBACK_BYTES) return problem(c, 413, 'too_large', 'the body is too large');
     const verified = verifySignature(webhook.secret, c.req.header(SIGNATURE_HEADER), raw, now() / 1000);
     if (!verified.ok) {
       log.warn('webhook callback refused', { approvalId: id, reason: verified.error });
@@ -215,6 +216,6 @@ function refusal(c: Context, error: DecideError): Response {
   }
 }
 
-function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 503, error: string, message: string): Response {
+function problem(c: Context, status: 400 | 401 | 403 | 404 | 409 | 410 | 503, error: string, message: string): Response {
   return c.json({ error, message }, status);
 }

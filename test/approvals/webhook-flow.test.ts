@@ -1,7 +1,7 @@
 // The webhook approver end to end: the service POSTs a signed approval request to a real
 // HTTP receiver on 127.0.0.1; the receiver answers in its response, or later through the
 // signed callback `POST /approvals/{id}` on the approvals sub-app served by @hono/node-server.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalOutcome, ApprovalRequest } from '../../src/approvals/approval.ts';
@@ -162,6 +162,47 @@ describe('webhook approvals', () => {
     expect((await callback(s, id, { id, decision: 'approve', by: 'ops' })).status).toBe(200);
     expect(await outcome).toMatchObject({ decision: 'approved', by: 'ops' });
     await s.service.decide(other.id, 'denied', 'ops', 'webhook');
+  });
+
+  it('refuses an oversized callback while it streams in, chunked or declared, before any signature check', async () => {
+    const s = await gateway();
+    answer = (_r, res) => json(res, 202);
+    const { outcome, created } = request(s);
+    const { id } = await created;
+    const url = new URL(`${s.url}/approvals/${id}`);
+    // Chunked: no Content-Length to refuse up front. The client offers 8 MiB in 64 KiB pieces
+    // and stops once the answer comes; the gateway must answer 413 long before the end.
+    const chunked = await new Promise<{ status: number; body: string; sent: number; connection: string | undefined }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: 'nonsense' } }, (res) => {
+        answered = true;
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sent, connection: res.headers.connection }));
+      });
+      req.on('error', (e) => (answered ? undefined : reject(e)));
+      const piece = Buffer.alloc(64 * 1024, 0x61);
+      const pump = (): void => {
+        while (!answered && sent < 8 * 1024 * 1024) {
+          sent += piece.length;
+          if (!req.write(piece)) return void req.once('drain', pump);
+        }
+        if (!answered) req.end();
+      };
+      pump();
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toMatchObject({ error: 'too_large', message: /over 65536 bytes/ });
+    expect(chunked.connection).toBe('close');
+    expect(chunked.sent).toBeLessThan(8 * 1024 * 1024);
+
+    const declared = await fetch(url, { method: 'POST', headers: { [SIGNATURE_HEADER]: 'nonsense' }, body: 'x'.repeat(64 * 1024 + 1) });
+    expect(declared.status).toBe(413);
+    // Nothing was decided, and a proper callback still is.
+    expect((await s.service.get(id))?.outcome).toBeUndefined();
+    expect((await callback(s, id, { id, decision: 'approve', by: 'ops' })).status).toBe(200);
+    expect(await outcome).toMatchObject({ decision: 'approved' });
   });
 
   it('no decision in time: the call fails closed as expired, and a late callback is told so', async () => {
