@@ -19,10 +19,12 @@
 //           counted, and an alarm is logged.
 // While writes fail, nothing but a probe touches the disk, every retryInterval; the probe
 // writes an `audit_gap` event saying what was lost, so recovery is itself on the record.
-// After a full queue, the same event opens the next batch.
+// After a full queue, the same event opens the next batch. A write given up on at its
+// deadline goes on (Node cannot cancel it); if it lands, what it held comes off the pending
+// gap (#landedLate), so the gap event counts only records that are really missing.
 import type { Logger } from '../logger.ts';
 import type { AuditConfig } from './audit-config.ts';
-import { AuditFileWriter } from './audit-file-writer.ts';
+import { AuditFileWriter, type AppendResult } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
 import { AuditUnavailableError, gapEvent, mergeGaps, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
 import { canonicalRecord } from './hash-chain.ts';
@@ -75,14 +77,13 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #gap: AuditGap | undefined;
   #closed: Promise<void> | undefined;
   #counts = { written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0 };
+  /** What the write that timed out held, until it settles: a batch, or a probe's gap event. */
+  #late: { records: number; gapLines: number; gap: AuditGap | undefined; probe: boolean } | undefined;
 
   constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number) {
     this.#config = config;
     this.#writer = writer;
-    this.#appender = new TimedAppender(writer, config.writeTimeoutMs, (late) => {
-      this.#counts.written += late.committed;
-      logger.warn('audit: a stalled write completed late; its records had been given up', { committed: late.committed, error: late.error });
-    });
+    this.#appender = new TimedAppender(writer, config.writeTimeoutMs, (late) => this.#landedLate(late));
     this.#logger = logger;
     this.#now = now;
   }
@@ -193,6 +194,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (gap !== undefined) lines.unshift(canonicalRecord(gapEvent(gap, this.#now())));
     const gapLines = lines.length - batch.length;
     const result = await this.#appender.append(lines);
+    if (result.timedOut === true) this.#late = { records: batch.length, gapLines, gap, probe: false };
     if (gap !== undefined && result.committed === 0) this.#gap = mergeGaps(gap, this.#gap);
     else if (gap !== undefined) this.#recovered(gap);
     if (result.committed > 0) this.#counts.flushes++;
@@ -204,6 +206,43 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
       this.#enterFailure(result.timedOut === true ? 'stalled' : 'write_failed', result.error);
       this.#failAll([...batch.slice(landed), ...this.#queue.splice(0)]);
     }
+  }
+
+  /**
+   * A write given up on at its deadline settled after all. Its records were counted as lost
+   * into the pending gap (and its own gap event merged back into it); what landed is in the
+   * chain, so it comes off the pending gap, whose event then counts only what was really
+   * lost. (No probe writes while that write is outstanding, so the gap is still pending.)
+   * The dropped/rejected counters stay as they are: they count what callers were told.
+   */
+  #landedLate(late: AppendResult): void {
+    const batch = this.#late;
+    this.#late = undefined;
+    this.#counts.written += late.committed;
+    if (late.committed > 0) this.#counts.flushes++;
+    // A probe's gap event that landed is a probe that worked: the failure ends as it would have.
+    if (batch?.probe === true && late.committed === 1 && this.#gap !== undefined && this.#failure !== undefined) {
+      this.#logger.warn('audit: a stalled probe completed late; the disk is writing again', {});
+      return this.#probeLanded(this.#gap, { dropped: batch.gap?.dropped ?? 0, rejected: batch.gap?.rejected ?? 0 });
+    }
+    const gapLanded = batch !== undefined && batch.gapLines > 0 && late.committed >= batch.gapLines;
+    const recordsLanded = batch === undefined ? 0 : Math.min(batch.records, Math.max(0, late.committed - batch.gapLines));
+    const pending = this.#gap;
+    if (pending !== undefined) {
+      if (gapLanded && batch?.gap !== undefined) {
+        pending.dropped -= batch.gap.dropped;
+        pending.rejected -= batch.gap.rejected;
+      }
+      if (this.#config.onFailure === 'open') pending.dropped -= recordsLanded;
+      else pending.rejected -= recordsLanded;
+      pending.dropped = Math.max(0, pending.dropped);
+      pending.rejected = Math.max(0, pending.rejected);
+    }
+    this.#logger.warn('audit: a stalled write completed late; what it holds is in the chain after all', {
+      committed: late.committed,
+      records: recordsLanded,
+      error: late.error,
+    });
   }
 
   #enterFailure(reason: AuditUnavailableReason, error: Error): void {
@@ -233,16 +272,24 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     const counted = { dropped: gap.dropped, rejected: gap.rejected };
     const result = await this.#appender.append([canonicalRecord(gapEvent(gap, this.#now()))]);
     if (result.committed !== 1) {
+      if (result.timedOut === true) this.#late = { records: 0, gapLines: 1, gap: { ...gap, ...counted }, probe: true };
       this.#logger.debug('audit: still failing', { error: result.error });
       return this.#enterFailure(result.timedOut === true ? 'stalled' : 'write_failed', result.error ?? new Error('nothing written'));
     }
     this.#counts.written++;
     this.#counts.flushes++;
+    this.#probeLanded(gap, counted);
+  }
+
+  /** A probe's gap event is on disk: the failure is over, and that event told of `counted`. */
+  #probeLanded(gap: AuditGap, counted: { dropped: number; rejected: number }): void {
     this.#failure = undefined;
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
     this.#recovered(gap);
     // Records lost while the probe was writing go into the next gap event.
-    const dropped = gap.dropped - counted.dropped;
-    const rejected = gap.rejected - counted.rejected;
+    const dropped = Math.max(0, gap.dropped - counted.dropped);
+    const rejected = Math.max(0, gap.rejected - counted.rejected);
     this.#gap = dropped + rejected === 0 ? undefined : { ...gap, since: this.#now(), dropped, rejected };
     if (this.#queue.length > 0) this.#schedule();
   }

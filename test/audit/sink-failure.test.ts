@@ -108,6 +108,33 @@ describe('fail closed', () => {
   });
 });
 
+describe('a write that lands after its deadline', () => {
+  it('keeps its records in the chain, and the gap event counts only what was really lost', async () => {
+    const dir = tempDir('late');
+    dirs.push(dir);
+    // A deadline of 1 ms against one batch of ~10 MB (write + fdatasync): the write is given
+    // up on, then lands on this (healthy) disk a few milliseconds later.
+    const { sink, logs } = await openSink(dir, { onFailure: 'closed', writeTimeoutMs: 1, retryIntervalMs: 30 });
+    const big = 'x'.repeat(2000);
+    const n = 5000;
+    const settled = await Promise.allSettled(Array.from({ length: n }, (_, i) => sink.record(requestRecord(i + 1, { name: big }))));
+    const refused = settled.filter((r) => r.status === 'rejected').length;
+    expect(refused).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(sink.healthy()).toBe(true), { timeout: 5000, interval: 20 });
+    await sink.close();
+    expect(logs).toContainEqual(expect.objectContaining({ msg: expect.stringContaining('completed late') }));
+    const all = await records(dir);
+    const requests = all.filter((r) => r['type'] === 'request');
+    const gaps = all.filter((r) => r['event'] === 'audit_gap').map((r) => r['detail'] as { rejected: number; reason: string });
+    // Every record the late write held is there, and none of them is also counted as lost.
+    expect(gaps).toHaveLength(1);
+    expect(gaps[0]!.reason).toBe('stalled');
+    expect(requests.length + gaps[0]!.rejected).toBe(n);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(await verifyFiles(await resolveAuditFiles([dir]))).toMatchObject({ ok: true });
+  });
+});
+
 describe('a write that fails part-way through the file (file size limit: short write, then EFBIG)', () => {
   it('never leaves a refused record in the chain: the torn tail is cut on retry or restart, and the chain continues', async () => {
     const dir = tempDir('fsize');
