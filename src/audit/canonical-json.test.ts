@@ -27,6 +27,17 @@ describe('canonical JSON (RFC 8785)', () => {
     expect(canonicalJson(JSON.parse(JSON.stringify(value)))).toBe(canonicalJson(value));
   });
 
+  it('treats toJSON and boxed primitives as JSON.stringify does: a toJSON giving undefined drops the member', () => {
+    const value = {
+      z: { toJSON: () => undefined },
+      y: new Number(3),
+      x: [new String('s'), new Boolean(false), { toJSON: () => new Number(7) }, { toJSON: () => undefined }],
+      w: { toJSON: () => ({ b: 1, a: 2 }) },
+    };
+    expect(canonicalJson(value)).toBe('{"w":{"a":2,"b":1},"x":["s",false,7,null],"y":3}');
+    expect(canonicalJson(JSON.parse(JSON.stringify(value)))).toBe(canonicalJson(value));
+  });
+
   it('throws on cycles and BigInt, which are bugs', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;

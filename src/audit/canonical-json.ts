@@ -41,11 +41,27 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
   return true;
 }
 
+/** What JSON.stringify serializes in place of `value`: toJSON's result, and boxed primitives
+ * unboxed (ECMA-262 SerializeJSONProperty steps 2 and 4). */
+function jsonValue(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON: () => unknown }).toJSON();
+    if (value === null || typeof value !== 'object') return value;
+  }
+  if (value instanceof Number) return Number(value);
+  if (value instanceof String) return String(value);
+  if (value instanceof Boolean) return value.valueOf();
+  return value;
+}
+
 // String concatenation rather than map/join: this runs on every audit record, in record().
 function serialize(value: unknown, depth: number): string {
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    value = (value as { toJSON: () => unknown }).toJSON();
-  }
+  return serializeValue(jsonValue(value), depth);
+}
+
+/** `value` as jsonValue gave it. */
+function serializeValue(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
       return quote(value);
@@ -76,9 +92,10 @@ function serialize(value: unknown, depth: number): string {
   let out = '{';
   let first = true;
   for (const key of keys) {
-    const member = obj[key];
+    // toJSON first: a member whose toJSON gives undefined is skipped, as JSON.stringify does.
+    const member = jsonValue(obj[key]);
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    out += `${first ? '' : ','}${quote(key)}:${serialize(member, depth + 1)}`;
+    out += `${first ? '' : ','}${quote(key)}:${serializeValue(member, depth + 1)}`;
     first = false;
   }
   return `${out}}`;
