@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { onClientGone } from './client-gone.ts';
 import { SseStream } from './sse-stream.ts';
 
 /** Header access by name; `Headers` fits it too. */
@@ -71,21 +72,15 @@ class NodeHttpRequest implements HttpRequest, HeaderReader {
   }
 
   onAbort(fn: () => void): void {
-    const res = this.res;
-    if (res.writableFinished) return;
-    if (res.destroyed) {
-      fn();
-      return;
-    }
-    res.once('close', () => {
-      if (!res.writableFinished) fn();
-    });
+    onClientGone(this.res, fn);
   }
 }
 
 export function nodeRequest(req: IncomingMessage, res: ServerResponse): HttpRequest {
   return new NodeHttpRequest(req, res);
 }
+
+const BODY_ENDED_EARLY: GatewayError = { kind: 'invalid_request', message: 'the request body ended early' };
 
 /** Reads the body as text, never holding more than the limit: a declared Content-Length over
  * it is refused before a byte is read, and a chunked body is cut off as soon as it passes. */
@@ -97,12 +92,17 @@ function readBody(req: IncomingMessage, limit: number): Result<string, GatewayEr
   }
   // The whole message was parsed while the request waited (identity is checked first), so
   // its body sits in the stream's buffer: take it in one read, with no listeners or promise.
-  if (req.complete && !req.destroyed && !req.readableFlowing && req.listenerCount('data') === 0) {
+  // Also when its client has gone since: the request arrived whole, and whether it runs must
+  // not depend on how long authentication took (in 2025-11-25 a disconnect is no cancel).
+  if (req.complete && !req.readableFlowing && req.listenerCount('data') === 0) {
     const buffered: Buffer | null = req.read();
     if (buffered === null) return ok('');
     if (buffered.length > limit) return err({ kind: 'body_too_large', limit });
     return ok(buffered.toString('utf8'));
   }
+  // Gone before its end, and before this read began (say, while it was authenticated): 'close'
+  // has fired already, so waiting for it would wait forever.
+  if (req.destroyed) return err(BODY_ENDED_EARLY);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -121,7 +121,7 @@ function readBody(req: IncomingMessage, limit: number): Result<string, GatewayEr
     req.once('error', (e) => resolve(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` })));
     // Closed before its end (a client gone mid-body): settle rather than wait forever. After
     // 'end' this is a no-op, the promise being settled already.
-    req.once('close', () => resolve(err({ kind: 'invalid_request', message: 'the request body ended early' })));
+    req.once('close', () => resolve(err(BODY_ENDED_EARLY)));
   });
 }
 

@@ -2,10 +2,13 @@
 // capabilities and info) travels sealed inside the Mcp-Session-Id itself (AES-256-GCM), so
 // any replica sharing the secret can serve any request (design.md §5). What a replica keeps
 // in memory is only what cannot travel: open GET streams, the log level, deletions and
-// idle times. An id that does not unseal, was deleted, or sat idle too long gets 404.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+// idle times, and only for ids that have been used: initialize itself leaves nothing behind.
+// An id that does not unseal, was deleted, or sat idle too long gets 404.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject } from '../jsonrpc/message.ts';
 import { isJsonObject } from '../jsonrpc/message.ts';
+import { err, ok, type Result } from '../jsonrpc/result.ts';
 
 export interface LegacySession {
   id: string;
@@ -13,7 +16,8 @@ export interface LegacySession {
   clientCapabilities: JsonObject;
   clientInfo?: JsonObject;
   logLevel?: string;
-  /** Authorization context of the principal that initialized it; nobody else may use it. */
+  /** Authorization context of the principal that initialized it (a digest of a long one,
+   * see sealedOwner); nobody else may use it. */
   owner: string;
 }
 
@@ -27,15 +31,36 @@ interface Local {
 }
 
 const MAX_SESSION_ID_LENGTH = 4096;
-/** Absolute lifetime of a session id; deletions are remembered at least this long, so a
- * deleted id can never come back once its memory is swept. */
+/** The id is base64url (4 characters per 3 bytes) of IV (12) + tag (16) + sealed JSON. */
+const MAX_SEALED_BYTES = (MAX_SESSION_ID_LENGTH / 4) * 3 - 28;
+/** What a client may put in a session: its capabilities and clientInfo, as JSON. The rest
+ * of the sealed JSON is at most 74 bytes plus the owner (at most 2 + 6 × 128 as JSON), so any
+ * session within this limit fits the id length that get() accepts. */
+export const MAX_CLIENT_STATE_BYTES = 2048;
+/** Longer authorization contexts (a JWT subject can be anything) are sealed as a digest. */
+const MAX_PLAIN_OWNER_LENGTH = 128;
+/** Absolute lifetime of a session id; deletions are remembered until the id would have
+ * expired anyway, so a deleted id can never come back once its memory is swept. */
 export const SESSION_MAX_LIFETIME_MS = 24 * 60 * 60_000;
+
+/** The owner as sealed in an id: the authorization context itself, or a digest of a long one. */
+export function sealedOwner(authContext: string): string {
+  return authContext.length <= MAX_PLAIN_OWNER_LENGTH ? authContext : `sha256:${createHash('sha256').update(authContext).digest('base64url')}`;
+}
+
+/** A fixed-size key for a deleted id (128 bits of its SHA-256): ids can be 4 KB long. */
+function deletedKey(id: string): string {
+  return createHash('sha256').update(id).digest().toString('base64url', 0, 16);
+}
 
 export class LegacySessions {
   private readonly key: Buffer;
   private readonly local = new Map<string, Local>();
+  /** Digests of deleted or expired ids, with when they stop mattering. */
   private readonly deleted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  private removed: ((id: string) => void) | undefined;
+  private inUse: ((id: string) => boolean) | undefined;
 
   constructor(
     secret: Buffer | undefined,
@@ -47,27 +72,42 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
-  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string): LegacySession {
-    const issuedAt = this.now();
-    const payload = JSON.stringify({ v: protocolVersion, c: clientCapabilities, i: clientInfo ?? null, o: owner, t: issuedAt, n: randomBytes(8).toString('hex') });
+  /** Seals a new session into its id. Refused when the client's capabilities and clientInfo
+   * would not fit an id (MAX_CLIENT_STATE_BYTES). Nothing is kept until the id is used. */
+  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string): Result<LegacySession, GatewayError> {
+    const c = JSON.stringify(clientCapabilities);
+    const i = clientInfo ? JSON.stringify(clientInfo) : 'null';
+    const clientBytes = Buffer.byteLength(c) + Buffer.byteLength(i);
+    if (clientBytes > MAX_CLIENT_STATE_BYTES) {
+      return err({
+        kind: 'invalid_params',
+        message: `initialize: capabilities and clientInfo take ${clientBytes} bytes as JSON; a session holds at most ${MAX_CLIENT_STATE_BYTES}`,
+        data: { limit: MAX_CLIENT_STATE_BYTES, size: clientBytes },
+      });
+    }
+    const sealedBy = sealedOwner(owner);
+    const payload = `{"v":${JSON.stringify(protocolVersion)},"c":${c},"i":${i},"o":${JSON.stringify(sealedBy)},"t":${this.now()},"n":"${randomBytes(8).toString('hex')}"}`;
+    // Unreachable while the limits above hold; an id past the cap would be refused forever.
+    if (Buffer.byteLength(payload) > MAX_SEALED_BYTES) throw new Error(`sealed session state of ${Buffer.byteLength(payload)} bytes exceeds ${MAX_SEALED_BYTES}`);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(payload, 'utf8'), cipher.final()]);
     // base64url is visible ASCII (0x21-0x7E), as 2025-11-25 requires of session ids.
     const id = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-    const state: Sealed = { protocolVersion, clientCapabilities, owner, issuedAt, ...(clientInfo ? { clientInfo } : {}) };
-    this.local.set(id, { lastSeen: issuedAt, state });
-    return { id, protocolVersion, clientCapabilities, owner, ...(clientInfo ? { clientInfo } : {}) };
+    return ok({ id, protocolVersion, clientCapabilities, owner: sealedBy, ...(clientInfo ? { clientInfo } : {}) });
   }
 
   get(id: string): LegacySession | undefined {
-    if (id.length > MAX_SESSION_ID_LENGTH || this.deleted.has(id)) return undefined;
+    if (id.length > MAX_SESSION_ID_LENGTH) return undefined;
     const t = this.now();
     const local = this.local.get(id);
-    if (local && t - local.lastSeen > this.idleTimeoutMs) {
+    if (local && this.idle(id, local, t)) {
       this.remove(id);
       return undefined;
     }
+    // Only an id without local memory can be a deleted one: remove() drops that memory, and
+    // it is made again only past this check. So a busy session pays no digest.
+    if (!local && this.deleted.size > 0 && this.deleted.has(deletedKey(id))) return undefined;
     const state = local?.state ?? this.unseal(id);
     if (!state || t - state.issuedAt > SESSION_MAX_LIFETIME_MS) return undefined;
     if (local) {
@@ -83,9 +123,32 @@ export class LegacySessions {
     if (local) local.logLevel = level;
   }
 
+  /** Ends a session here (DELETE, idle): its id gets 404 from now on. */
   remove(id: string): void {
+    const local = this.local.get(id);
     this.local.delete(id);
-    this.deleted.set(id, this.now());
+    // Remembered until the id would have expired anyway (the issue time is known whenever the
+    // id was used here; otherwise the longest it could still be valid).
+    const issuedAt = local?.state?.issuedAt ?? this.now();
+    this.deleted.set(deletedKey(id), issuedAt + SESSION_MAX_LIFETIME_MS);
+    this.removed?.(id);
+  }
+
+  /** Called with the id of every session that ends here, so its streams can close. */
+  onRemoved(fn: (id: string) => void): void {
+    this.removed = fn;
+  }
+
+  /** A session for which `fn` is true (an open GET stream) is never idle, however quiet. */
+  busyWhile(fn: (id: string) => boolean): void {
+    this.inUse = fn;
+  }
+
+  private idle(id: string, local: Local, t: number): boolean {
+    if (t - local.lastSeen <= this.idleTimeoutMs) return false;
+    if (this.inUse?.(id) !== true) return true;
+    local.lastSeen = t;
+    return false;
   }
 
   size(): number {
@@ -113,7 +176,7 @@ export class LegacySessions {
 
   private sweep(): void {
     const t = this.now();
-    for (const [id, l] of this.local) if (t - l.lastSeen > this.idleTimeoutMs) this.remove(id);
-    for (const [id, at] of this.deleted) if (t - at > SESSION_MAX_LIFETIME_MS) this.deleted.delete(id);
+    for (const [id, l] of this.local) if (this.idle(id, l, t)) this.remove(id);
+    for (const [key, until] of this.deleted) if (t > until) this.deleted.delete(key);
   }
 }

@@ -5,6 +5,7 @@
 import type { GatewayConfig } from '../config/types.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
+import type { Call } from '../jsonrpc/call.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { Observer } from '../observer.ts';
 import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
@@ -12,12 +13,13 @@ import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../jsonrpc/message.ts';
 import { isJsonObject, isNotification, isRequest, isResponse } from '../jsonrpc/message.ts';
 import { parseMessage } from '../jsonrpc/parse.ts';
+import { ok } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
 import { LEGACY_VERSION } from '../upstream/upstream.ts';
 import { ClientRequests } from './client-requests.ts';
 import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
 import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
-import type { LegacySession, LegacySessions } from './legacy-sessions.ts';
+import { sealedOwner, type LegacySession, type LegacySessions } from './legacy-sessions.ts';
 import { openLegacyStream, openListenStream } from './listen-streams.ts';
 import { checkModernRequest } from './modern-checks.ts';
 import type { Notifier } from './notifier.ts';
@@ -37,13 +39,20 @@ export interface EndpointDeps {
 const SESSION_HEADER = 'mcp-session-id';
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+/** initialize is answered here: never cancelled, no notifications. */
+const NEVER_ABORTED = new AbortController().signal;
+const NO_NOTIFICATIONS = (): void => undefined;
 
 function isRefusal(s: LegacySession | TextReply | undefined): s is TextReply {
   return s !== undefined && 'status' in s;
 }
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Promise<HttpReply> {
-  const { config, gateway, sessions, notifier, observer } = deps;
+  const { config, gateway, sessions, notifier, observer, logger } = deps;
+  // A session that ends here (DELETE, idle) takes its GET streams with it; one with a GET
+  // stream open is in use, so it does not go idle.
+  sessions.onRemoved((id) => notifier.closeSession(id));
+  sessions.busyWhile((id) => notifier.hasStream(id));
   /** Legacy in-flight requests by session, then id (ids are strings or integers, so 1 and "1"
    * stay apart), so notifications/cancelled can abort them. */
   const inflight = new Map<string, Map<RequestId, AbortController>>();
@@ -63,7 +72,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     const id = req.header(SESSION_HEADER);
     if (id === undefined) return undefined;
     const session = sessions.get(id.trim());
-    if (session && session.owner === principal.authContext) return session;
+    if (session && session.owner === sealedOwner(principal.authContext)) return session;
     return errorResponse({ kind: 'session_not_found' }, undefined, false);
   };
 
@@ -87,17 +96,25 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) return session;
       // `return await` below: an async function returning a promise takes one more microtask turn.
     } else if (session) return await legacyMessage(msg, session, headers, principal);
-    if (isRequest(msg) && msg.method === 'initialize') return initialize(msg, principal);
+    if (isRequest(msg) && msg.method === 'initialize') return await initialize(msg, headers, principal);
     return await modernMessage(req, msg, headers, principal);
   }
 
-  function initialize(msg: JsonRpcRequest, principal: Principal): TextReply {
+  /** 2025-11-25 initialize: seals the session into its id. Admitted, traced and audited like
+   * any other request, since it is one. */
+  async function initialize(msg: JsonRpcRequest, headers: HeaderLookup, principal: Principal): Promise<TextReply> {
     const p = msg.params ?? {};
+    const clientInfo = isJsonObject(p.clientInfo) ? p.clientInfo : undefined;
+    const info = { method: msg.method, era: 'legacy' as const, rpcId: msg.id, headers, principal };
+    const admitted = observer.admit();
+    if (!admitted.ok) return refuse(info, admitted.error, msg.id, false);
     const requested = typeof p.protocolVersion === 'string' ? p.protocolVersion : LEGACY_VERSION;
     // Version negotiation of 2025-11-25: answer with the client's version when we speak it.
     const version = SUPPORTED_LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSION;
     const caps = isJsonObject(p.capabilities) ? p.capabilities : {};
-    const session = sessions.create(version, caps, isJsonObject(p.clientInfo) ? p.clientInfo : undefined, principal.authContext);
+    const created = sessions.create(version, caps, clientInfo, principal.authContext);
+    if (!created.ok) return refuse(info, created.error, msg.id, false);
+    const session = created.value;
     const instructions = gateway.instructions();
     const result: JsonObject = {
       protocolVersion: version,
@@ -105,7 +122,27 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       serverInfo: GATEWAY_SERVER_INFO,
       ...(instructions ? { instructions } : {}),
     };
-    return jsonResponse(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': session.id });
+    const reply = jsonResponse(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': session.id });
+    const observation = observer.begin({ method: msg.method, era: 'legacy', rpcId: msg.id, headers, protocolVersion: version, sessionId: session.id });
+    const call: Call = {
+      era: 'legacy',
+      id: msg.id,
+      method: msg.method,
+      params: p,
+      protocolVersion: version,
+      clientCapabilities: caps,
+      ...(clientInfo ? { clientInfo } : {}),
+      principal,
+      authContext: principal.authContext,
+      headers,
+      signal: NEVER_ABORTED,
+      notify: NO_NOTIFICATIONS,
+      requestId: observation.requestId,
+    };
+    // As for every call: unrecorded, the session id does not leave (fail-closed audit).
+    const finished = observer.finish(call, ok(result), observation, Buffer.byteLength(reply.body!));
+    if (finished !== true && !(await finished)) return errorResponse({ kind: 'audit_unavailable' }, msg.id, false);
+    return reply;
   }
 
   function legacyMessage(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply> {
@@ -164,6 +201,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
           inSession.delete(id);
           if (inSession.size === 0 && inflight.get(sessionId) === inSession) inflight.delete(sessionId);
         },
+        logger,
         observer,
         observation,
         ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
@@ -202,7 +240,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         authContext: principal.authContext,
         headers,
       },
-      { signal: abort.signal, cancelOnDisconnect: true, abort, observer, observation },
+      { signal: abort.signal, cancelOnDisconnect: true, abort, logger, observer, observation },
     );
   }
 
@@ -228,8 +266,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
       if (isRefusal(session)) return session;
       if (!session) return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'POST' });
       if (req.method === 'GET') return openLegacyStream(session, notifier, principal);
+      // Its GET streams close too (onRemoved above).
       sessions.remove(session.id);
-      notifier.closeSession(session.id);
       return emptyReply(204);
     }
     return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'GET, POST, DELETE' });

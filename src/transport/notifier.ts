@@ -1,6 +1,9 @@
 // Delivers change notifications to the clients listening for them: modern clients on
 // `subscriptions/listen` streams (only what each asked for, tagged with its subscription
-// id — digest d.6), legacy clients on their session's GET stream.
+// id — digest d.6), legacy clients on their session's GET stream. A legacy session may hold
+// several GET streams, but each message goes to only one of them (2025-11-25 transport: the
+// server MUST NOT broadcast a message across streams): the most recently opened one still
+// open, which is the one its client most likely still reads.
 import type { Principal } from '../identity/principal.ts';
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
@@ -23,30 +26,53 @@ export const LIST_CHANGED_METHOD: Readonly<Record<ChangeKind, string>> = {
 
 export class Notifier {
   private readonly listeners = new Set<ChangeListener>();
+  /** The stream of each legacy session that gets its messages. */
+  private readonly current = new Map<string, ChangeListener>();
 
   add(listener: ChangeListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (listener.session !== undefined) this.current.set(listener.session, listener);
+    return () => this.delete(listener);
   }
 
   publish(kind: ChangeKind): void {
-    for (const l of this.listeners) if (l.wants.has(kind)) l.deliver(kind);
+    for (const l of this.listeners) if (l.wants.has(kind) && this.receives(l)) l.deliver(kind);
   }
 
-  /** Every listener, for deciding per principal what to send. */
+  /** Every listener that receives messages, for deciding per principal what to send. */
   all(): readonly ChangeListener[] {
-    return [...this.listeners];
+    return [...this.listeners].filter((l) => this.receives(l));
   }
 
   closeSession(id: string): void {
     for (const l of this.listeners) {
       if (l.session !== id) continue;
-      this.listeners.delete(l);
+      this.delete(l);
       l.close?.();
     }
   }
 
   size(): number {
     return this.listeners.size;
+  }
+
+  /** True while the legacy session has a GET stream open: it is in use, however quiet. */
+  hasStream(session: string): boolean {
+    return this.current.has(session);
+  }
+
+  private receives(l: ChangeListener): boolean {
+    return l.session === undefined || this.current.get(l.session) === l;
+  }
+
+  private delete(listener: ChangeListener): void {
+    if (!this.listeners.delete(listener)) return;
+    const session = listener.session;
+    if (session === undefined || this.current.get(session) !== listener) return;
+    // Its session's next most recent stream takes over, if it has one.
+    let next: ChangeListener | undefined;
+    for (const l of this.listeners) if (l.session === session) next = l;
+    if (next) this.current.set(session, next);
+    else this.current.delete(session);
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Gateway } from '../gateway.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
+import { createMemoryLogger } from '../logger.ts';
 import type { Observation, Observer } from '../observer.ts';
 import { dispatch } from './respond.ts';
 
@@ -26,8 +27,9 @@ const call = {
 function opts(observer?: Observer) {
   const abort = new AbortController();
   let done = 0;
+  const { logger, lines } = createMemoryLogger();
   const observation = { requestId: 'r1', startedAt: 0, wallMs: 0, span: {} } as unknown as Observation;
-  return { o: { signal: abort.signal, abort, cancelOnDisconnect: true, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done };
+  return { o: { signal: abort.signal, abort, cancelOnDisconnect: true, logger, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done, lines };
 }
 
 describe('dispatch', () => {
@@ -39,12 +41,15 @@ describe('dispatch', () => {
     expect(done()).toBe(1);
   });
 
-  it('still answers, with a JSON-RPC internal error, when finishing the request throws', async () => {
-    const broken = { finish: () => { throw new Error('observer broke'); } } as unknown as Observer;
-    const { o, done } = opts(broken);
+  it('still answers, with a JSON-RPC internal error that keeps the exception to the log, when finishing the request throws', async () => {
+    const broken = { finish: () => { throw new Error('observer broke at /srv/gatehouse/secret'); } } as unknown as Observer;
+    const { o, done, lines } = opts(broken);
     const reply = await dispatch(gateway, call, o);
     expect(reply).toMatchObject({ status: 500 });
-    expect(JSON.parse((reply as { body: string }).body)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603 } });
+    const body = (reply as { body: string }).body;
+    expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603 } });
+    expect(body).not.toContain('observer broke');
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', requestId: 'r1', rpcId: 7, error: 'observer broke at /srv/gatehouse/secret' }));
     expect(done()).toBe(1);
   });
 });

@@ -2,11 +2,14 @@
 // a notification (progress, log) for it arrives first: then the response becomes an SSE
 // stream at that moment, the notification and everything after it are relayed as they come,
 // and the final response closes it (digest b.2). Errors found before anything was streamed
-// keep their HTTP status (400 for -32020 etc.). A cancelled request gets no answer.
+// keep their HTTP status (400 for -32020 etc.). A cancelled request gets no answer. A failure
+// inside the gateway is logged; the client gets a fixed message, never the exception's own
+// (it can name paths, addresses, library internals).
 import type { Gateway, Reply } from '../gateway.ts';
 import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
+import type { Logger } from '../logger.ts';
 import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../observer.ts';
@@ -15,6 +18,8 @@ import type { HttpReply, TextReply } from './http-io.ts';
 import { SseStream } from './sse-stream.ts';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+/** What a client is told about an exception inside the gateway; the details go to the log. */
+const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway failed to complete this request' };
 
 export function jsonResponse(status: number, body: JsonObject | undefined, headers?: Record<string, string>): TextReply {
   return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
@@ -58,6 +63,8 @@ export interface DispatchOptions {
   cancelOnDisconnect: boolean;
   abort: AbortController;
   headers?: Record<string, string>;
+  /** Where exceptions inside the gateway are reported (the client is not told them). */
+  logger: Logger;
   onDone?: () => void;
   /** Legacy sessions whose client can answer requests on the stream (elicitation). */
   asker?: { requests: ClientRequests; sessionId: string };
@@ -89,7 +96,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
     full.requestId = observation.requestId;
     full.span = observation.span;
   }
-  exchange.run(gateway, full).catch((e: unknown) => exchange.failed(full.id, e));
+  exchange.run(gateway, full).catch((e: unknown) => exchange.failed(full, e));
   return exchange.response;
 }
 
@@ -132,11 +139,18 @@ class Exchange {
   }
 
   /** A failure past the handler (finishing, serialising): the client still gets an answer. */
-  failed(id: Call['id'], e: unknown): void {
-    const { status, error } = mapError({ kind: 'internal', message: (e as Error).message }, true);
+  failed(call: Call, e: unknown): void {
+    this.report('request failed while finishing', call, e);
+    const id = call.id;
+    const { status, error } = mapError(INTERNAL_FAILURE, true);
     if (this.sse) this.sse.close();
     else this.settle({ status, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, error }) });
     this.opts.onDone?.();
+  }
+
+  private report(msg: string, call: Call, e: unknown): void {
+    // An exception here is a bug (errors are values inside): its stack is what finds it.
+    this.opts.logger.error(msg, { requestId: call.requestId, rpcId: call.id, method: call.method, error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
   }
 
   async run(gateway: Gateway, full: Call): Promise<void> {
@@ -145,7 +159,8 @@ class Exchange {
     try {
       reply = await gateway.handle(full);
     } catch (e) {
-      reply = { ok: false, error: { kind: 'internal', message: (e as Error).message } };
+      this.report('request failed in the gateway', full, e);
+      reply = { ok: false, error: INTERNAL_FAILURE };
     }
     const observer = opts.observer;
     const observation = opts.observation;

@@ -5,6 +5,7 @@
 // stream); what was sent meanwhile is written, in order, when it is attached.
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../jsonrpc/message.ts';
+import { onClientGone } from './client-gone.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
@@ -46,19 +47,16 @@ export class SseStream {
       this.#end();
       return;
     }
-    const gone = (): void => {
+    onClientGone(res, () => {
       if (this.#ended) return;
       // The client went away first.
       this.#ended = true;
       if (this.#closed) return;
       this.#stop();
       this.#opts.onCancel?.();
-    };
-    if (res.destroyed) {
-      gone();
-      return;
-    }
-    res.once('close', gone);
+    });
+    // Gone already: no keep-alives for nobody.
+    if (this.#closed) return;
     const every = this.#opts.keepAliveMs;
     if (every) {
       this.#timer = setInterval(() => this.#write(': keep-alive\n\n'), every);
