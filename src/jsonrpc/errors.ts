@@ -28,6 +28,8 @@ export type GatewayError =
   | { kind: 'missing_meta'; key: string }
   | { kind: 'method_not_found'; method: string }
   | { kind: 'invalid_params'; message: string; data?: JsonValue }
+  /** `reason` reaches the client verbatim: words only, never the upstream's URL, host or a
+   * system error (those go to the log; src/upstream/failure-text.ts). */
   | { kind: 'upstream_unavailable'; upstream: string; reason: string }
   | { kind: 'upstream_timeout'; upstream: string; timeoutMs: number }
   | { kind: 'upstream_error'; upstream: string; error: JsonRpcErrorObject }

@@ -17,11 +17,12 @@ import type { ExchangeOutcome } from './http-exchange.ts';
 /** Errors of a connection that was up: reset by the peer, closed under a request. */
 const LOST_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
-/** Requests that change nothing upstream, so that sending one twice is harmless. */
+/** Requests that change nothing upstream, so that sending one twice is harmless. Not
+ * `initialize`: to a legacy upstream each one may open a session, and the first one's would
+ * be left open, never used nor deleted. */
 const IDEMPOTENT_METHODS = new Set([
   'ping',
   'server/discover',
-  'initialize',
   'tools/list',
   'prompts/list',
   'prompts/get',

@@ -1,7 +1,9 @@
 // One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read
 // either one JSON body or an SSE stream (spec digest b.2). Notifications on the stream are
 // handed over as they arrive; requests the upstream starts on the stream (legacy era only)
-// are answered through `onServerRequest`. Nothing is buffered beyond one SSE event.
+// are answered through `onServerRequest`. Nothing is buffered beyond one SSE event or one
+// JSON body, and neither beyond MAX_EVENT_LENGTH (sse-reader.ts): a larger answer ends the
+// exchange as `too_large`.
 //
 // Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
@@ -11,7 +13,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../jsonrpc/message.ts';
-import { decodeChunk, SseParser } from './sse-reader.ts';
+import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from './wire-message.ts';
 
 export interface ExchangeInput {
@@ -35,9 +37,13 @@ export type ExchangeOutcome =
   /** `responded`: a status line had arrived (the stream broke later), so the upstream saw the request. */
   | { kind: 'network_error'; error: Error; responded: boolean }
   | { kind: 'timeout' }
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** One SSE event or the JSON body went over `limit` (characters of an event, bytes of a body). */
+  | { kind: 'too_large'; limit: number };
 
 const MAX_ERROR_BODY = 64 * 1024;
+/** The same bound for a JSON body as for one event of a stream. */
+const MAX_BODY = MAX_EVENT_LENGTH;
 const DRAIN_TIMEOUT_MS = 5000;
 const EVENT_STREAM = /^text\/event-stream/i;
 
@@ -103,13 +109,14 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     switch (this.reading) {
       case 'sse':
-        this.sse!.push(decodeChunk(this.decoder!, chunk));
+        if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(MAX_EVENT_LENGTH);
         return;
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
         this.chunks.push(chunk);
         this.size += chunk.length;
+        if (this.size > MAX_BODY) this.tooLarge(MAX_BODY);
         return;
       default:
         return;
@@ -166,6 +173,14 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
     if (m && isResponseTo(m, this.id)) return this.settle({ kind: 'response', status, headers, message: m });
     this.settle({ kind: 'http_error', status, headers, bodyText: text.slice(0, MAX_ERROR_BODY) });
+  }
+
+  /** The answer will not fit: stop reading and close the connection (the rest is never read). */
+  private tooLarge(limit: number): void {
+    this.chunks = [];
+    this.sse = undefined;
+    this.reading = 'drain';
+    this.stop({ kind: 'too_large', limit }, new Error(`upstream answer over ${limit}`));
   }
 
   /**

@@ -3,7 +3,8 @@
 // cached and probed again when the upstream stops working. Legacy sessions are created,
 // reused and re-created on 404 without the downstream client noticing (g.3 step 1).
 // Pool, credentials and resending: upstream-connection.ts; request headers:
-// request-headers.ts; what a lost connection means: connection-loss.ts.
+// request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
+// called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
 import type { HttpUpstreamConfig } from '../config/types.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
@@ -12,11 +13,12 @@ import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from './era-shape.ts';
 import { encodeHeaderValue } from '../headers/header-value.ts';
-import { describeNetworkError as describe, headerString, type ExchangeOutcome } from './http-exchange.ts';
+import { headerString, type ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
+import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
 import { RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials } from './upstream-credentials.ts';
-import { UpstreamConnection, type Sent } from './upstream-connection.ts';
+import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from './upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
 import type { Era, UpstreamRequest } from './upstream.ts';
@@ -28,6 +30,7 @@ const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private readonly link: UpstreamConnection;
   private readonly headers: RequestHeaders;
+  private readonly words: FailureText;
   private era: Era | undefined;
   private sessionId: string | undefined;
   /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
@@ -44,6 +47,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     // The upstream's own credentials, never the client's.
     this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger);
     this.headers = new RequestHeaders(config.headers);
+    this.words = new FailureText(config.url, config.timeoutMs);
   }
 
   override currentEra(): Era | undefined {
@@ -57,11 +61,18 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const ready = await this.ready();
     if (!ready.ok) return ready;
+    // The session this request carries (send() puts it in the headers before its first await).
+    const carried = this.sessionId;
     const first = await this.send(ready.value, req);
     if (first.ok || first.error.kind !== 'session_not_found') return first;
-    // The upstream forgot our legacy session: start a new one and retry once (g.3 step 1).
-    this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
-    this.setSession(undefined);
+    // The upstream forgot the legacy session the request carried: start a new one and retry
+    // once (g.3 step 1). Calls in flight in that session all get a 404: the first to see it
+    // forgets the session, the others find it forgotten (and join the one re-initialize under
+    // way, in ready()) or already replaced (and use the new one as it is).
+    if (this.sessionId === carried) {
+      this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
+      this.setSession(undefined);
+    }
     const again = await this.ready();
     if (!again.ok) return again;
     const second = await this.send(again.value, req);
@@ -90,7 +101,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'server/discover', params: discoverParams() },
     });
     if (disc.kind === 'credentials_failed') return this.fail(disc.error.reason);
-    if (disc.kind !== 'response' && disc.kind !== 'http_error' && disc.kind !== 'accepted') return this.fail(`cannot reach ${this.config.url}: ${this.why(disc)}`);
+    if (disc.kind !== 'response' && disc.kind !== 'http_error' && disc.kind !== 'accepted') return this.unreachable(disc);
     if (disc.kind === 'response' && !isErrorResponse(disc.message)) {
       this.era = 'modern';
       this.setIdentity(identityFromDiscover(disc.message.result));
@@ -111,7 +122,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'initialize', params: initializeParams() },
     });
     if (init.kind === 'credentials_failed') return this.fail(init.error.reason);
-    if (init.kind !== 'response' && init.kind !== 'http_error' && init.kind !== 'accepted') return this.fail(`cannot reach ${this.config.url}: ${this.why(init)}`);
+    if (init.kind !== 'response' && init.kind !== 'http_error' && init.kind !== 'accepted') return this.unreachable(init);
     if (init.kind !== 'response' || isErrorResponse(init.message)) {
       const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : `HTTP ${init.status}`;
       return this.fail(`neither server/discover nor initialize succeeded (${why})`);
@@ -127,10 +138,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return ok('legacy');
   }
 
-  /** Why an exchange got no answer, in words. */
-  private why(o: Extract<Sent, { kind: 'network_error' | 'timeout' | 'aborted' }>): string {
-    if (o.kind === 'network_error') return describe(o.error);
-    return o.kind === 'timeout' ? `no answer within ${this.config.timeoutMs} ms` : 'cancelled';
+  private unreachable(o: Unanswered): Result<never, GatewayError> {
+    const text = this.words.unreachable(o);
+    return this.fail(text.reason, text.status, text.log);
   }
 
   private openStream(): void {
@@ -152,13 +162,14 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   /** It stopped working: forget era and session so the next request probes again, and stop
    * the notification stream (it would retry a dead URL or a forgotten session); the next
-   * successful probe opens a fresh one. */
-  private fail(reason: string): Result<never, GatewayError> {
+   * successful probe opens a fresh one. `reason` goes to the client, `status` to /readyz,
+   * `log` to the log (failure-text.ts). */
+  private fail(reason: string, status = reason, log = status): Result<never, GatewayError> {
     this.era = undefined;
     this.setSession(undefined);
     this.stream?.close();
     this.stream = undefined;
-    this.markDown(reason);
+    this.markDown(status, log);
     this.scheduleReprobe();
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
   }
@@ -192,9 +203,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const method = era === 'modern' ? 'server/discover' : 'ping';
     void this.link.post({ headers: this.headers.for(era, method), body: { jsonrpc: '2.0', id: this.link.nextId(), method, params: era === 'modern' ? discoverParams() : {} } })
       .then((o) => {
-        if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) {
-          this.fail(`connection to ${this.config.url} failed: ${this.why(o)}`);
-        }
+        if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) this.unreachable(o);
       })
       .finally(() => {
         this.checking = false;
@@ -212,8 +221,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const body: JsonObject = { jsonrpc: '2.0', id: this.link.nextId(), method: req.method, params: shapeParams(req, era) };
+    const headers = this.headersOf(era, req);
     const outcome = await this.link.post({
-      headers: this.headersOf(era, req),
+      headers,
       body,
       signal: req.signal,
       onNotification: (n) => {
@@ -225,10 +235,11 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
       void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected');
     }
-    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome);
+    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
   }
 
-  private toResult(outcome: ExchangeOutcome): Result<JsonObject, GatewayError> {
+  /** `inSession`: the request carried a legacy session, so a 404 means the upstream forgot it. */
+  private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
     switch (outcome.kind) {
       case 'response':
         return isErrorResponse(outcome.message)
@@ -237,7 +248,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       case 'accepted':
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'answered a request with 202 and no response' });
       case 'http_error':
-        if (outcome.status === 404 && this.era === 'legacy' && this.sessionId) return err({ kind: 'session_not_found' });
+        if (outcome.status === 404 && inSession) return err({ kind: 'session_not_found' });
         if (outcome.message && isErrorResponse(outcome.message)) {
           return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error });
         }
@@ -245,14 +256,16 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       case 'timeout':
         return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
       case 'aborted':
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'the request was cancelled' });
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+      case 'too_large':
+        this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
       case 'network_error': {
-        // Name the URL: this reason becomes lastError in /readyz and the "upstream down" log.
-        const reason = `connection to ${this.config.url} failed: ${describe(outcome.error)}`;
-        if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
-        if (!outcome.responded && !isLostConnection(outcome.error)) return this.fail(reason);
+        if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+        if (!outcome.responded && !isLostConnection(outcome.error)) return this.unreachable(outcome);
+        this.logger.warn('upstream connection lost under a request', { error: this.words.forLog(outcome) });
         this.checkAfterLoss();
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
       }
     }
   }

@@ -6,7 +6,7 @@ import type { JsonObject, JsonRpcNotification } from '../jsonrpc/message.ts';
 import { isJsonObject } from '../jsonrpc/message.ts';
 import type { Logger } from '../logger.ts';
 import { discoverParams } from './era-shape.ts';
-import { readSseData } from './sse-reader.ts';
+import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from './wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
 import type { Era } from './upstream.ts';
@@ -50,7 +50,11 @@ export class NotificationStream {
 
   private async loop(): Promise<void> {
     while (!this.closed) {
-      const status = await this.once().catch(() => 0);
+      const status = await this.once().catch((e: unknown) => {
+        // Failures to connect are retried quietly; an upstream that overflows the stream is news.
+        if (e instanceof SseEventTooLarge) this.opts.logger.warn('notification stream dropped: event too large', { limit: e.limit });
+        return 0;
+      });
       if (this.closed) return;
       // 405: the upstream offers no stream; polling by TTL covers it (digest b.6).
       if (status === 405 || status === 404) return;

@@ -17,6 +17,7 @@ import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
+import { loggableUrl } from './failure-text.ts';
 import { HttpUpstream } from './http-upstream.ts';
 import { chooseTarget } from './route-match.ts';
 import type { Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from './upstream.ts';
@@ -31,6 +32,9 @@ export class RoutedUpstream implements Upstream {
   private readonly logger: Logger;
   /** By URL, list source first. */
   private readonly targets = new Map<string, HttpUpstream>();
+  /** Each target's URL as logs and /readyz show it: no userinfo or query (they may hold a
+   * secret); the path stays, as targets may differ only in it. */
+  private readonly shown = new Map<string, string>();
   private readonly listSource: HttpUpstream;
   private readonly listeners: ((ev: UpstreamEvent) => void)[] = [];
   private state: UpstreamState = 'starting';
@@ -49,7 +53,8 @@ export class RoutedUpstream implements Upstream {
     // Normalization made `url` the list source, so it comes first and lists have one source.
     const urls = new Set([config.url, ...route.targets.map((t) => t.url), ...(route.default === undefined ? [] : [route.default])]);
     for (const url of urls) {
-      const target = new HttpUpstream({ ...plain, url }, logger.child({ target: url }));
+      this.shown.set(url, loggableUrl(url));
+      const target = new HttpUpstream({ ...plain, url }, logger.child({ target: this.shown.get(url) }));
       target.onEvent((ev) => this.forward(ev));
       this.targets.set(url, target);
     }
@@ -66,7 +71,7 @@ export class RoutedUpstream implements Upstream {
     if (!value.ok) return value;
     const tool = req.params.name;
     if (value.value === undefined) {
-      this.logger.debug('routed tools/call without the route header to the list source', { tool, header: this.header, target: this.config.url });
+      this.logger.debug('routed tools/call without the route header to the list source', { tool, header: this.header, target: this.shown.get(this.config.url) });
       return this.listSource.request(req);
     }
     const choice = chooseTarget(this.route, value.value);
@@ -79,7 +84,7 @@ export class RoutedUpstream implements Upstream {
       });
     }
     const pattern = choice.kind === 'pattern' ? choice.pattern : 'default';
-    this.logger.debug('routed tools/call', { tool, header: this.header, value: bounded(value.value), pattern, target: choice.url });
+    this.logger.debug('routed tools/call', { tool, header: this.header, value: bounded(value.value), pattern, target: this.shown.get(choice.url) });
     return this.targets.get(choice.url)!.request(req);
   }
 
@@ -137,11 +142,11 @@ export class RoutedUpstream implements Upstream {
     this.emit({ type: 'state', state: next, ...(error ? { error } : {}) });
   }
 
-  /** Names each failing target by URL, as configured, so an operator knows which one to look at. */
+  /** Names each failing target by URL (as shown), so an operator knows which one to look at. */
   private describeDown(): string | undefined {
     const down = [...this.targets].flatMap(([url, t]) => {
       const s = t.status();
-      return s.state === 'down' ? [`target ${url}: ${s.lastError ?? 'down'}`] : [];
+      return s.state === 'down' ? [`target ${this.shown.get(url)}: ${s.lastError ?? 'down'}`] : [];
     });
     return down.length > 0 ? down.join('; ') : undefined;
   }

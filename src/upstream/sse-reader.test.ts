@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { readSseData, SseParser } from './sse-reader.ts';
+import { readSseData, SseEventTooLarge, SseParser } from './sse-reader.ts';
 
-async function collect(chunks: (string | Uint8Array)[]): Promise<string[]> {
+async function collect(chunks: (string | Uint8Array)[], max?: number): Promise<string[]> {
   async function* gen() {
     for (const c of chunks) yield typeof c === 'string' ? new TextEncoder().encode(c) : c;
   }
   const out: string[] = [];
-  for await (const d of readSseData(gen())) out.push(d);
+  for await (const d of readSseData(gen(), max)) out.push(d);
   return out;
 }
 
-function parse(chunks: string[], end = true): string[] {
+function parse(chunks: string[], end = true, max?: number): string[] {
   const out: string[] = [];
-  const p = new SseParser((d) => out.push(d));
+  const p = new SseParser((d) => out.push(d), max);
   for (const c of chunks) p.push(c);
   if (end) p.end();
   return out;
@@ -70,5 +70,74 @@ describe('SseParser', () => {
   });
   it('delivers nothing at the end of a stream that has no data left', () => {
     expect(parse([': only a comment\n', 'id: 3\n\n'])).toEqual([]);
+  });
+  it('hands over an event at a lone CR ending its chunk, without waiting for the next chunk', () => {
+    const out: string[] = [];
+    const p = new SseParser((d) => out.push(d));
+    // A CR-only server that keeps the stream open after its response.
+    p.push('data: {"id":1}\r\r');
+    expect(out).toEqual(['{"id":1}']);
+    // An LF first in the next chunk is the rest of a CRLF, not a blank line.
+    p.push('\ndata: a\r');
+    p.push('\n');
+    expect(out).toEqual(['{"id":1}']);
+    p.push('\r\n');
+    expect(out).toEqual(['{"id":1}', 'a']);
+  });
+  it('treats a CR at the end of an unfinished line as its end', () => {
+    const out: string[] = [];
+    const p = new SseParser((d) => out.push(d));
+    p.push('data: x');
+    p.push('yz\r');
+    p.push('\r');
+    expect(out).toEqual(['xyz']);
+  });
+});
+
+describe('SseParser with long events', () => {
+  it('reads an event split into thousands of chunks in linear time', () => {
+    // 8 MiB in 4 KiB chunks: rescanning the unfinished line on every chunk costs seconds.
+    const payload = 'x'.repeat(8 * 1024 * 1024);
+    const text = `data: {"a":"${payload}"}\ndata: ${payload}\n\n`;
+    const out: string[] = [];
+    const p = new SseParser((d) => out.push(d));
+    const started = performance.now();
+    for (let i = 0; i < text.length; i += 4096) p.push(text.slice(i, i + 4096));
+    const ms = performance.now() - started;
+    expect(out).toHaveLength(1);
+    expect(out[0] === `{"a":"${payload}"}\n${payload}`).toBe(true);
+    expect(ms).toBeLessThan(1000);
+  });
+  it('stops at an event over the limit and ignores the rest of the stream', () => {
+    const out: string[] = [];
+    const p = new SseParser((d) => out.push(d), 20);
+    expect(p.push('data: 0123456789\n\n')).toBe(true);
+    expect(p.push('data: 0123456789\ndata: 0123456789\n')).toBe(false);
+    expect(p.push('data: small\n\n')).toBe(false);
+    p.end();
+    expect(out).toEqual(['0123456789']);
+  });
+  it('stops at a line that never ends, across chunks', () => {
+    const p = new SseParser(() => undefined, 20);
+    expect(p.push(': keep')).toBe(true);
+    expect(p.push('-alive ')).toBe(true);
+    expect(p.push('and never a line end')).toBe(false);
+  });
+  it('counts the unfinished line and the data held together', () => {
+    const p = new SseParser(() => undefined, 20);
+    expect(p.push('data: 0123456789\ndata: 01')).toBe(true); // 11 held, 8 unfinished
+    expect(p.push('456789')).toBe(false);
+  });
+  it('ends a stream of chunks with an error past the limit, after the events before it', async () => {
+    const seen: string[] = [];
+    async function* gen() {
+      yield new TextEncoder().encode('data: ok\n\ndata: ');
+      for (let i = 0; i < 1000; i++) yield new TextEncoder().encode('no line end yet ');
+    }
+    await expect(async () => {
+      for await (const d of readSseData(gen(), 100)) seen.push(d);
+    }).rejects.toBeInstanceOf(SseEventTooLarge);
+    expect(seen).toEqual(['ok']);
+    expect(await collect(['data: 0123456789\n\n'], 20)).toEqual(['0123456789']);
   });
 });

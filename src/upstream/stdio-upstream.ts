@@ -125,7 +125,23 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (lines.length === 0) return;
     this.outbox = [];
     const stdin = this.child?.stdin;
-    if (stdin?.writable) stdin.write(lines.length === 1 ? lines[0]! : lines.join(''));
+    if (stdin?.writable) {
+      stdin.write(lines.length === 1 ? lines[0]! : lines.join(''));
+      // A write that fails at once (EPIPE: the process closed its stdin) leaves the stream
+      // unwritable before write() returns.
+      if (stdin.writable) return;
+    }
+    this.dropped(lines);
+  }
+
+  /** Lines that never reached the process: their calls fail now, not at their timeout. */
+  private dropped(lines: readonly string[]): void {
+    const error = new Error('the process no longer reads its stdin');
+    for (const line of lines) {
+      const m = JSON.parse(line) as { id?: unknown; method?: unknown };
+      // Our own requests only: a reply to the process's request carries the process's id.
+      if (typeof m.id === 'number' && typeof m.method === 'string') this.pending.get(m.id)?.resolve(error);
+    }
   }
 
   private onLine(line: string): void {
@@ -218,6 +234,8 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    // Lines of this turn (notifications/cancelled of calls cut short by the shutdown) go first.
+    this.flush();
     child.stdin?.end();
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 2000);

@@ -67,12 +67,14 @@ export abstract class UpstreamBase<C extends UpstreamConfig> implements Upstream
     this.emit({ type: 'state', state: 'up' });
   }
 
-  protected markDown(reason: string): void {
+  /** `reason` shows in status() (/readyz) and the state event; `logReason` may say more
+   * (http-upstream.ts logs the URL's path, /readyz shows only its origin). */
+  protected markDown(reason: string, logReason = reason): void {
     this.lastError = reason;
     if (this.state === 'down') return;
     this.state = 'down';
     this.since = Date.now();
-    this.logger.error('upstream down', { reason });
+    this.logger.error('upstream down', { reason: logReason });
     this.emit({ type: 'state', state: 'down', error: reason });
   }
 

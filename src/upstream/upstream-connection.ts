@@ -44,17 +44,25 @@ export class UpstreamConnection {
 
   /**
    * One exchange with the configured timeout. An idempotent request whose connection was
-   * lost before any answer goes once more, with a new id written into `input.body` so the
-   * caller knows which id to cancel (the first body was already serialized).
+   * lost before any answer goes once more, within what is left of the first one's time (the
+   * caller was promised an answer or an error within the timeout), with a new id written
+   * into `input.body` so the caller knows which id to cancel (the first body was already
+   * serialized).
    */
   async post(input: PostInput): Promise<Sent> {
     const full: ExchangeInput = { pool: this.pool, path: this.path, timeoutMs: this.config.timeoutMs, ...input };
+    const started = Date.now();
     const first = await authorizedExchange(this.credentials, full);
     const { method } = input.body;
     if (typeof method !== 'string' || !mayResend(method, first) || this.pool.destroyed) return first;
+    let { timeoutMs } = full;
+    if (timeoutMs !== undefined) {
+      timeoutMs -= Date.now() - started;
+      if (timeoutMs <= 0) return { kind: 'timeout' };
+    }
     this.logger.info('upstream connection lost before an answer, sending again', { method });
     if (input.body.id !== undefined) input.body.id = this.nextId();
-    return authorizedExchange(this.credentials, full);
+    return authorizedExchange(this.credentials, { ...full, timeoutMs });
   }
 
   /** Best effort, bounded: nothing waits for the answer. */

@@ -234,7 +234,8 @@ describe('an HTTP upstream that dies and comes back on the same port', () => {
     await front.stop();
 
     // Closed mid-call: the caller learns at once, with the upstream named, not after 8 s.
-    await expect(inflight).rejects.toThrow(/Upstream "flaky" is unavailable: connection to .* failed: other side closed/);
+    // The client hears which upstream and what happened, never its URL (it may hold a secret).
+    await expect(inflight).rejects.toThrow(/Upstream "flaky" is unavailable: connection lost$/);
     expect(Date.now() - killedAt).toBeLessThan(3000);
 
     // The merged list comes within the deadline; the dead upstream's part is its last good copy.
@@ -246,12 +247,12 @@ describe('an HTTP upstream that dies and comes back on the same port', () => {
     expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream down', upstream: 'flaky', reason: expect.stringContaining(frontUrl) }));
     expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'serving last good list of a failing upstream', upstream: 'flaky', kind: 'tools' }));
     const ready = await readyz();
-    expect(ready.upstreams.find((u) => u.name === 'flaky')).toMatchObject({ state: 'down', lastError: expect.stringContaining(frontUrl) });
+    expect(ready.upstreams.find((u) => u.name === 'flaky')).toMatchObject({ state: 'down', lastError: expect.stringContaining(`cannot reach ${new URL(frontUrl).origin}: `) });
     expect(ready.upstreams.find((u) => u.name === 'lg')).toMatchObject({ state: 'up' });
 
     const dead = await postJson(gw.url, modernBody(21, 'tools/call', { name: 'flaky__echo', arguments: { message: 'x' } }), modernHeaders('tools/call', 'flaky__echo'));
     expect(dead.json.error.code).toBe(-31001);
-    expect(dead.json.error.message).toMatch(/^Upstream "flaky" is unavailable: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: .*ECONNREFUSED/);
+    expect(dead.json.error.message).toBe('Upstream "flaky" is unavailable: connection failed');
     expect(dead.json.error.data).toEqual({ upstream: 'flaky' });
     expect((await client.callTool({ name: 'lg__add', arguments: { a: 2, b: 3 } })).content).toEqual([{ type: 'text', text: '5' }]);
 

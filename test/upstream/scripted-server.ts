@@ -3,9 +3,11 @@
 // (empty data) before the message, and `Connection: keep-alive` set by the handler, which
 // stops Node from sending its `Keep-Alive: timeout=N` hint (here on every response, so no
 // connection ever gets a hint). Faults a test can ask for:
-// resetting the connection under the next request of a method, and treating a connection
+// resetting the connection under the next request of a method, treating a connection
 // idle for `idleCloseMs` as closed by the server just as the request arrived (the
-// keep-alive race: the request meets a reset).
+// keep-alive race: the request meets a reset), and forgetting every legacy session (a
+// restart: requests in a forgotten session get 404, digest b.5). Each initialize opens a
+// new session; `beforeInitialize` may hold its answer.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,6 +29,10 @@ export interface ScriptedServer {
   received: ScriptedRequest[];
   /** Reset the connection of the next request with this method, after reading it. */
   resetNext(method: string): void;
+  /** Sessions opened by initialize, in order. */
+  sessions: string[];
+  /** From now on requests in any session opened so far get 404. */
+  forgetSessions(): void;
   count(method: string): number;
   close(): Promise<void>;
 }
@@ -43,12 +49,20 @@ export function answerSse(res: ServerResponse, headers: Record<string, string>, 
   res.end(`id: ${randomUUID()}\ndata: \n\n${sseEvent(message)}`);
 }
 
-export async function startScriptedServer(opts: { script?: Script; idleCloseMs?: number } = {}): Promise<ScriptedServer> {
+export interface ScriptedOptions {
+  script?: Script;
+  idleCloseMs?: number;
+  /** Awaited before an initialize is answered. */
+  beforeInitialize?: (req: ScriptedRequest) => Promise<void>;
+}
+
+export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<ScriptedServer> {
   const received: ScriptedRequest[] = [];
   const resets = new Set<string>();
   const idleSince = new WeakMap<Socket, number>();
   const served = new WeakMap<Socket, number>();
-  const sessionId = randomUUID();
+  const sessions: string[] = [];
+  const forgotten = new Set<string>();
   const server = createServer((req, res) => {
     const socket = req.socket;
     const reuse = served.get(socket) ?? 0;
@@ -71,6 +85,8 @@ export async function startScriptedServer(opts: { script?: Script; idleCloseMs?:
       const r: ScriptedRequest = { method, id: body.id, body, headers: req.headers, reuse };
       received.push(r);
       if (method !== undefined && resets.delete(method)) return void socket.resetAndDestroy();
+      const session = req.headers['mcp-session-id'];
+      if (typeof session === 'string' && forgotten.has(session)) return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32600, message: 'Session not found' } }));
       if (body.id === undefined) return void res.writeHead(202).end();
       void answer(r, res);
     });
@@ -78,6 +94,9 @@ export async function startScriptedServer(opts: { script?: Script; idleCloseMs?:
   const answer = async (r: ScriptedRequest, res: ServerResponse): Promise<void> => {
     if (r.method === 'server/discover') return void res.writeHead(400, { 'content-type': 'application/json' }).end();
     if (r.method === 'initialize') {
+      await opts.beforeInitialize?.(r);
+      const sessionId = randomUUID();
+      sessions.push(sessionId);
       return answerSse(res, { 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: r.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } });
     }
     const result = opts.script ? await opts.script(r, res) : defaultResult(r);
@@ -91,6 +110,10 @@ export async function startScriptedServer(opts: { script?: Script; idleCloseMs?:
     url: `http://127.0.0.1:${port}/mcp`,
     received,
     resetNext: (method) => void resets.add(method),
+    sessions,
+    forgetSessions: () => {
+      for (const s of sessions) forgotten.add(s);
+    },
     count: (method) => received.filter((r) => r.method === method).length,
     close: () =>
       new Promise<void>((r) => {

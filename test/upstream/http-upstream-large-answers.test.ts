@@ -1,0 +1,99 @@
+// Large upstream answers against a real Node server on 127.0.0.1: an SSE event of tens of MB
+// arriving in many chunks is read in linear time (the parser never rescans what it has
+// seen), and an answer over the 64 MiB limit fails its call cleanly, naming the upstream,
+// without taking the upstream down.
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HttpUpstreamConfig } from '../../src/config/types.ts';
+import { mapError } from '../../src/jsonrpc/errors.ts';
+import { createLogger } from '../../src/logger.ts';
+import { HttpUpstream } from '../../src/upstream/http-upstream.ts';
+import { MAX_EVENT_LENGTH } from '../../src/upstream/sse-reader.ts';
+import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
+import { defaultResult, SSE_HEADERS, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
+
+const CHUNK = 64 * 1024;
+
+let server: ScriptedServer | undefined;
+let upstream: HttpUpstream | undefined;
+
+afterEach(async () => {
+  await upstream?.close();
+  await server?.close();
+  upstream = server = undefined;
+});
+
+function connect(url: string): HttpUpstream {
+  const config: HttpUpstreamConfig = { kind: 'http', name: 'files', prefix: 'files', url, headers: {}, headerFiles: [], auth: undefined, timeoutMs: 10_000, listTtlMs: 0 };
+  return new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
+}
+
+function read(uri: string): UpstreamRequest {
+  return { method: 'resources/read', params: { uri }, clientCapabilities: {} };
+}
+
+/** Writes `text` in CHUNK-sized writes, each after the last one drained; stops if the client goes. */
+async function writeInChunks(res: ServerResponse, text: string): Promise<void> {
+  for (let i = 0; i < text.length && !res.destroyed; i += CHUNK) {
+    if (!res.write(text.slice(i, i + CHUNK))) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
+  }
+  res.end();
+}
+
+/** resources/read answers `size` characters of text in one SSE event, or one JSON body. */
+async function serveText(size: number): Promise<ScriptedServer> {
+  return startScriptedServer({
+    script: (r, res) => {
+      if (r.method !== 'resources/read') return defaultResult(r);
+      const uri = (r.body.params as { uri: string }).uri;
+      const message = JSON.stringify({ jsonrpc: '2.0', id: r.id, result: { contents: [{ uri, text: 'x'.repeat(size) }] } });
+      if (uri === 'json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        void writeInChunks(res, message);
+      } else {
+        res.writeHead(200, SSE_HEADERS);
+        void writeInChunks(res, `id: 1\ndata: \n\nevent: message\ndata: ${message}\n\n`);
+      }
+      return undefined;
+    },
+  });
+}
+
+describe('a large answer over SSE', () => {
+  it('arrives whole, in time linear in its size, from many chunks', async () => {
+    const size = 32 * 1024 * 1024;
+    server = await serveText(size);
+    upstream = connect(server.url);
+    await upstream.start();
+    const started = Date.now();
+    const res = await upstream.request(read('file:///big'));
+    const ms = Date.now() - started;
+    expect(res.ok).toBe(true);
+    const contents = (res.ok ? res.value.contents : []) as { uri: string; text: string }[];
+    expect(contents).toHaveLength(1);
+    expect(contents[0]!.uri).toBe('file:///big');
+    expect(contents[0]!.text.length).toBe(size);
+    expect(/^x+$/.test(contents[0]!.text)).toBe(true);
+    // Linear: well under a second here; a parser that rescans its unfinished line takes many.
+    expect(ms).toBeLessThan(2500);
+  });
+});
+
+describe('an answer over the limit', () => {
+  it.each([
+    ['one SSE event', 'file:///huge'],
+    ['a JSON body', 'json'],
+  ])('fails the call as %s, naming the upstream, and leaves the upstream up', async (_what, uri) => {
+    server = await serveText(MAX_EVENT_LENGTH + 1024);
+    upstream = connect(server.url);
+    await upstream.start();
+    const res = await upstream.request(read(uri));
+    expect(res).toEqual({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'files', reason: 'the answer exceeds the 64 MiB limit' } });
+    if (!res.ok) expect(mapError(res.error).error.message).toBe('Upstream "files" is unavailable: the answer exceeds the 64 MiB limit');
+    expect(upstream.status().state).toBe('up');
+    expect(await upstream.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: 'after' } }, clientCapabilities: {} })).toEqual({
+      ok: true,
+      value: { content: [{ type: 'text', text: 'Echo: after' }] },
+    });
+  });
+});
