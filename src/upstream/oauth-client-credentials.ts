@@ -125,6 +125,7 @@ export class ClientCredentialsToken {
   }
 
   private unavailable(reason: string): UpstreamUnavailable {
-    return { kind: 'upstream_unavailable', upstream: this.opts.upstream, reason: `cannot get an access token from ${this.opts.tokenUrl}: ${reason}` };
+    // The token URL is in the log line above, not here: this reason reaches clients.
+    return { kind: 'upstream_unavailable', upstream: this.opts.upstream, reason: `cannot get an access token: ${reason}` };
   }
 }

@@ -99,7 +99,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.era = undefined;
     // Lines meant for the dead child never reach its successor; their calls fail below.
     this.outbox = [];
-    for (const p of this.pending.values()) p.resolve(new Error(reason));
+    for (const p of this.pending.values()) p.resolve(new ProcessGone(reason));
     this.pending.clear();
     this.progress.clear();
     if (this.closed) return;
@@ -218,13 +218,15 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     if (!this.era) await this.start();
     const era = this.era;
-    if (!era) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: this.status().lastError ?? 'not running' });
+    // Clients hear that it is not running; why (the command, the spawn error) is for the log
+    // and /readyz (lastError), as for HTTP upstreams (failure-text.ts).
+    if (!era) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'not running' });
     const params = shapeParams(req, era);
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     const m = await this.call(req.method, params, this.config.timeoutMs, req.onNotification, progressToken, req.signal);
     if (m instanceof TimeoutError) return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
-    if (m instanceof Error) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m.message });
+    if (m instanceof Error) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m instanceof ProcessGone ? 'the process ended' : m.message });
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
 
@@ -255,3 +257,6 @@ class TimeoutError extends Error {
     super(`no answer within ${ms} ms`);
   }
 }
+
+/** A call's process exited or never started; the message (command, exit code) is not for clients. */
+class ProcessGone extends Error {}

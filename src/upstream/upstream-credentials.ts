@@ -107,7 +107,7 @@ class FileAndOAuthCredentials implements UpstreamCredentials {
     for (const f of this.files) {
       const value = await f.secret.current();
       if (value === undefined) {
-        return err({ kind: 'upstream_unavailable', upstream: this.upstream, reason: `the file for header "${f.header}" (${f.secret.file}) cannot be read` });
+        return err({ kind: 'upstream_unavailable', upstream: this.upstream, reason: `the credential for header "${f.header}" cannot be read` });
       }
       out[f.name] = f.prefix + value;
     }

@@ -198,7 +198,9 @@ describe('stdio supervision', () => {
     const names = (await modernClient.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['md__echo', 'lg__echo', 'ev__echo', 'tee__echo']));
     expect(names.some((n) => n.startsWith('nope__'))).toBe(false);
-    expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream list failed, answering without it', upstream: 'nope', error: expect.stringContaining(MISSING_COMMAND) }));
+    // The log names the command; what a client could see of it says only "not running".
+    expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream down', upstream: 'nope', reason: expect.stringContaining(MISSING_COMMAND) }));
+    expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream list failed, answering without it', upstream: 'nope', error: expect.stringContaining('not running') }));
   });
 
   it('logs the child\'s stderr, restarts a killed child with backoff, and serves it again', async () => {

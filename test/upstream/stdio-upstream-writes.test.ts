@@ -74,3 +74,22 @@ describe('closing a stdio upstream', () => {
     expect(received[2]!.params).toEqual({ requestId: received[1]!.id, reason: 'client disconnected' });
   });
 });
+
+describe('what a client hears of a stdio upstream that fails', () => {
+  it('"not running" for a command that cannot start, with the command only in lastError', async () => {
+    upstream = start('/nonexistent/gatehouse-secret-path/mcp-server', []);
+    await upstream.start();
+    expect(upstream.status().lastError).toContain('/nonexistent/gatehouse-secret-path/mcp-server');
+    const res = await upstream.request(call());
+    expect(res).toEqual({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'local', reason: 'not running' } });
+  });
+
+  it('"the process ended" for a call whose process exits under it, without its exit details', async () => {
+    // Answers the probe, then dies with a telling exit code when the call arrives.
+    upstream = start('sh', ['-c', `read -r line; echo '${DISCOVERED}'; read -r line; exit 42`]);
+    await upstream.start();
+    const res = await upstream.request(call());
+    expect(res).toEqual({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'local', reason: 'the process ended' } });
+    expect(upstream.status().lastError).toBe('process exited (code 42)');
+  });
+});
