@@ -3,6 +3,13 @@
 // comment lines as keep-alives on long-lived streams. A stream can be written to before it
 // is attached to its HTTP response (a call's first notification decides that the reply is a
 // stream); what was sent meanwhile is written, in order, when it is attached.
+//
+// Backpressure. A client that stops reading must not make the gateway hold an ever-growing
+// backlog of notifications for it. Once more than `maxUnsentBytes` wait in the response's
+// buffer (past what the kernel's socket buffers already took), the stream is given up: the
+// connection is dropped and the stream ends as if the client had gone (onCancel), so a
+// modern call is cancelled upstream and a listen stream stops listening. A message is never
+// cut: the check comes before each write, so the final reply, however large, is written whole.
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../jsonrpc/message.ts';
 import { onClientGone } from './client-gone.ts';
@@ -13,9 +20,14 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
+/** The most a stream holds unsent for a client that does not read (SseStream's backpressure). */
+export const SSE_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
 export interface SseOptions {
   headers?: Readonly<Record<string, string>>;
   keepAliveMs?: number;
+  /** Unsent bytes past which a stream whose client does not read is dropped; SSE_MAX_UNSENT_BYTES by default. */
+  maxUnsentBytes?: number;
   /** The client went away before the stream was closed: for HTTP that is the cancellation (digest b.3). */
   onCancel?: () => void;
 }
@@ -80,8 +92,25 @@ export class SseStream {
   }
 
   #write(chunk: string): void {
-    if (this.#res) this.#res.write(chunk);
-    else this.#pending.push(chunk);
+    const res = this.#res;
+    if (res === undefined) {
+      this.#pending.push(chunk);
+      return;
+    }
+    if (res.writableLength > (this.#opts.maxUnsentBytes ?? SSE_MAX_UNSENT_BYTES)) {
+      this.#overflow(res);
+      return;
+    }
+    res.write(chunk);
+  }
+
+  /** The client has not read what it was sent: drop it as if it had gone. */
+  #overflow(res: ServerResponse): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#stop();
+    res.destroy();
+    this.#opts.onCancel?.();
   }
 
   #end(): void {
