@@ -204,10 +204,13 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     if (typeof uri !== 'string') return err({ kind: 'invalid_params', message: 'resources/read needs a string "uri"' });
     const route = await catalog.routeResource(uri, call.authContext);
     if (!route) return err(unknownError({ kind: 'resource', name: uri }));
-    call.target = { upstream: route.upstream, name: uri, upstreamName: route.uri };
-    const resourceTarget: CallTarget = { kind: 'resource', upstream: route.upstream, name: uri, upstreamName: route.uri };
+    // Policy, approval and rate limits judge the uri as listed, not the client's spelling of it:
+    // a gatehouse:// alias must not walk around a rule written for the listed uri.
+    call.target = { upstream: route.upstream, name: route.exposed, upstreamName: route.uri };
+    const resourceTarget: CallTarget = { kind: 'resource', upstream: route.upstream, name: route.exposed, upstreamName: route.uri };
     const gated = await gate(call, resourceTarget);
-    if (!gated.ok) return gated;
+    // A hidden resource answers exactly as a missing one, under the uri the client sent.
+    if (!gated.ok) return gated.error.kind === 'invalid_params' && call.decision?.effect === 'deny' ? err(unknownError({ kind: 'resource', name: uri })) : gated;
     if (gated.value?.kind === 'reply') return ok(gated.value.result);
     const params = gated.value?.kind === 'forward' ? gated.value.params : call.params;
     const reply = keepApproval(call, gated.value, await forward(call, catalog.upstream(route.upstream)!, { ...params, uri: route.uri }), resourceTarget);
@@ -231,8 +234,11 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const route = await catalog.routeResource(ref.uri, call.authContext);
       if (!route) return err(unknownError({ kind: 'resource', name: ref.uri }));
-      const listed = (await catalog.item('resourceTemplates', ref.uri, call.authContext)) ?? (await catalog.item('resources', ref.uri, call.authContext));
-      if (listed && !enforcer.visible(call.principal, listed.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', listed.item, listed.origin)) {
+      const listed = (await catalog.item('resourceTemplates', route.exposed, call.authContext)) ?? (await catalog.item('resources', route.exposed, call.authContext));
+      // A uri no list names (one a template matches, a gatehouse:// alias) is judged as a
+      // resource under the uri policy sees, as resources/read judges it.
+      const seen = listed ?? { item: { uri: route.exposed }, origin: { upstream: route.upstream, original: route.uri } };
+      if (!enforcer.visible(call.principal, seen.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', seen.item, seen.origin)) {
         return err(unknownError({ kind: 'resource', name: ref.uri }));
       }
       return forward(call, catalog.upstream(route.upstream)!, { ...call.params, ref: { ...ref, uri: route.uri } });

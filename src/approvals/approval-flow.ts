@@ -56,7 +56,8 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
 
   // A modern retry that carries our sealed state: verify it before anything else.
   if (call.era === 'modern' && typeof state === 'string' && deps) {
-    const v = await verifyModernRetry(deps.sealer, t, call.authContext, state, call.params.inputResponses, deps.now());
+    const userMayApprove = approver === 'user' || fallback === 'user';
+    const v = await verifyModernRetry(deps.sealer, t, call.authContext, state, call.params.inputResponses, deps.now(), userMayApprove);
     if (!v.ok) return v;
     const decision = v.value.kind === 'approved' ? 'approved' : 'denied';
     call.approval = { channel: 'user', decision, by: call.principal.subject, ...(v.value.id ? { id: v.value.id } : {}) };

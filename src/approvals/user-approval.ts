@@ -66,9 +66,13 @@ export function approvalQuestion(t: ApprovalTarget): JsonObject {
   };
 }
 
+/** What a sealed state is good for: this principal, this exact call, under this policy rule
+ * (an approval given under one rule does not carry over to a rule that replaced it). */
 function binding(t: ApprovalTarget, authContext: string): JsonObject {
-  return { o: authContext, m: t.method, u: t.upstream, n: t.name, d: argumentsDigest(t.arguments) };
+  return { o: authContext, m: t.method, u: t.upstream, n: t.name, d: argumentsDigest(t.arguments), r: t.ruleId };
 }
+
+const MISMATCH: Readonly<Record<string, string>> = { o: 'it belongs to another principal', d: 'the arguments changed', r: 'the policy rule it was issued under no longer applies; call again' };
 
 /** The MRTR interim result that asks the user. */
 export function askModern(sealer: StateSealer, t: ApprovalTarget, authContext: string, now: number, timeoutMs: number, id: string = newUserApprovalId()): JsonObject {
@@ -93,7 +97,9 @@ export function continuationState(sealer: StateSealer, t: ApprovalTarget, authCo
 
 const invalid = (why: string): GatewayError => ({ kind: 'invalid_params', message: `Invalid requestState: ${why}` });
 
-/** Verifies a modern retry's requestState and reads the user's answer. */
+/** Verifies a modern retry's requestState and reads the user's answer. `userMayApprove`: the
+ * rule in force now names the calling user as approver or fallback; when it does not, the
+ * user's own answer to an earlier question approves nothing. */
 export async function verifyModernRetry(
   sealer: StateSealer,
   t: ApprovalTarget,
@@ -101,13 +107,15 @@ export async function verifyModernRetry(
   requestState: string,
   inputResponses: JsonValue | undefined,
   now: number,
+  userMayApprove = true,
 ): Promise<Result<RetryVerdict, GatewayError>> {
   const s = sealer.unseal(requestState);
   if (!s) return err(invalid('it was not issued by this gateway or was altered'));
   const expected = binding(t, authContext);
   for (const [k, v] of Object.entries(expected)) {
-    if (s[k] !== v) return err(invalid(k === 'o' ? 'it belongs to another principal' : k === 'd' ? 'the arguments changed' : 'it was issued for another call'));
+    if (s[k] !== v) return err(invalid(MISMATCH[k] ?? 'it was issued for another call'));
   }
+  if (s.k === 'ask' && !userMayApprove) return err(invalid(MISMATCH.r!));
   if (typeof s.x !== 'number' || now > s.x) return err(invalid('it has expired; call again to be asked again'));
   if (typeof s.j !== 'string' || !(await sealer.consumeOnce(`approval-state:${s.j}`, Math.max(1, s.x - now) + 60_000))) {
     return err(invalid('it was already used; an approval covers one call, once'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeLists, type MergePart } from './merge.ts';
-import { routeResourceUri, type TemplateOwner } from './resource-routing.ts';
+import { exposedResourceUri, routeResourceUri, type TemplateOwner } from './resource-routing.ts';
 
 const OPTS = { separator: '__', maxNameLength: 64 };
 const SHARED = 'file:///notes/todo list?.md#top';
@@ -76,5 +76,29 @@ describe('routeResourceUri', () => {
     expect(routeResourceUri('file:///unknown', new Map(), [], ['solo'])).toEqual({ upstream: 'solo', uri: 'file:///unknown' });
     expect(routeResourceUri('file:///unknown', merged.index, TEMPLATES, UPSTREAMS)).toBeUndefined();
     expect(routeResourceUri('file:///unknown', new Map(), [], [])).toBeUndefined();
+  });
+});
+
+describe('exposedResourceUri', () => {
+  const exposed = (uri: string): string | undefined => {
+    const route = routeResourceUri(uri, merged.index, TEMPLATES, UPSTREAMS);
+    return route && exposedResourceUri(uri, route, merged.index);
+  };
+
+  it('gives every listed uri back as listed', () => {
+    for (const item of merged.items) expect(exposed(item.uri as string)).toBe(item.uri);
+  });
+
+  it('judges a gatehouse alias of an uncontested uri as the plain uri, in any escaping or case', () => {
+    expect(exposed('gatehouse://alpha/file%3A%2F%2F%2Falpha-only')).toBe('file:///alpha-only');
+    expect(exposed('GATEHOUSE://%61lpha/file%3a%2f%2f%2falpha-only')).toBe('file:///alpha-only');
+    expect(exposed('gatehouse://gamma/file%3A%2F%2F%2Funlisted')).toBe('file:///unlisted');
+  });
+
+  it('judges an alias of a collided uri as the canonical gatehouse form the list shows', () => {
+    const listed = merged.items[2]!.uri as string;
+    const respelled = `GATEHOUSE:${listed.slice('gatehouse:'.length).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`;
+    expect(respelled).not.toBe(listed);
+    expect(exposed(respelled)).toBe(listed);
   });
 });

@@ -15,7 +15,7 @@
 //      not list (links in tool results, paginated lists not yet fetched), and it is the only
 //      one that could.
 // Otherwise undefined; the caller answers -32602 "Resource not found" (spec h, MUST).
-import { isGatehouseUri, parseGatehouseUri } from './gatehouse-uri.ts';
+import { gatehouseUri, isGatehouseUri, parseGatehouseUri } from './gatehouse-uri.ts';
 import type { ItemIndex } from './merge.ts';
 import { matchesUriTemplate } from './uri-template-match.ts';
 
@@ -51,4 +51,20 @@ export function routeResourceUri(
   const [only, ...others] = upstreamsWithResources;
   if (only !== undefined && others.length === 0) return { upstream: only, uri };
   return undefined;
+}
+
+/**
+ * The one spelling of a routed uri that policy judges: the uri the merged list shows (or would
+ * show) for it. A client may address any resource through a gatehouse:// form, in any
+ * %-escaping; judged under that spelling, a rule written for the listed uri (`file:///etc/*`)
+ * would not apply, and a deny or approve rule could be walked around. Plain uris are already
+ * the listed spelling. A gatehouse:// uri stands for the upstream's own uri unless that uri
+ * belongs to another upstream (a real collision) or is itself in the reserved scheme: then
+ * for the canonical gatehouse:// form, exactly as merge.ts writes it.
+ */
+export function exposedResourceUri(clientUri: string, route: ResourceRoute, resourceIndex: ItemIndex): string {
+  if (!isGatehouseUri(clientUri)) return clientUri;
+  const owner = resourceIndex.get(route.uri);
+  const ownUri = !isGatehouseUri(route.uri) && (owner === undefined || (owner.upstream === route.upstream && owner.original === route.uri));
+  return ownUri ? route.uri : gatehouseUri(route.upstream, route.uri);
 }

@@ -3,10 +3,16 @@
 // that sends ttlMs 0 (the 2.x SDK default) is fetched and merged again on every request; one
 // identical warning per request would bury everything else in the log. A condition that
 // goes away and comes back is logged again, so every change is still reported.
+import { LRUCache } from 'lru-cache';
 import type { LogFields, Logger } from '../logger.ts';
 
+/** Scopes remembered. The catalog scopes renames per caller (authorization context), so an
+ * unbounded map would grow with every caller ever seen; a forgotten scope only costs its
+ * warnings being logged once more. */
+export const MAX_WARN_SCOPES = 5_000;
+
 export class WarnOnce {
-  private readonly current = new Map<string, Set<string>>();
+  private readonly current = new LRUCache<string, Set<string>>({ max: MAX_WARN_SCOPES });
 
   constructor(private readonly logger: Logger) {}
 
