@@ -59,6 +59,9 @@ export interface CompiledPolicy extends PolicyEngine {
   readonly rules: readonly RuleSummary[];
   /** Exposed tool name -> sha256 of its definition (see tool-definition-hash.ts). */
   readonly pins: ReadonlyMap<string, string>;
+  /** Names of the claims some rule's `principal` matches on, sorted: with the subject, groups
+   * and scopes, all of a principal that a decision can depend on (list caches key on them). */
+  readonly claimNames: readonly string[];
   decide(principal: Principal, action: PolicyAction): Decision;
   /** Whether the item belongs in the principal's lists: some call to it could be allowed or approved. */
   visible(principal: Principal, action: Omit<PolicyAction, 'operation'>): boolean;
@@ -127,6 +130,7 @@ export function compilePolicy(files: readonly LoadedPolicyFile[], opts: CompileO
     files: files.map((f) => f.file),
     rules: deepFreeze(summaries),
     pins,
+    claimNames: Object.freeze([...new Set(rules.flatMap((r) => r.principal?.flatMap((m) => m.claims?.map((c) => c.name) ?? []) ?? []))].sort()),
     decide: (principal, action) => decideAction(ctx, principal, action),
     visible: (principal, action) => decideAction(ctx, principal, { ...action, operation: 'list' }).effect !== 'deny',
     explain: (principal, action) => explainRules(rules, principal, action, decideAction(ctx, principal, action)),

@@ -73,6 +73,16 @@ function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): 
   }
 }
 
+/**
+ * What of a principal, beyond its authContext (method, issuer, subject), rules can match on:
+ * groups, scopes and the claims the policy names. Two tokens of one subject may differ in all
+ * three, so a list filtered for one must never be served to the other.
+ */
+function principalFacets(p: CompiledPolicy, principal: Principal): string {
+  const claims = p.claimNames.length === 0 ? '' : JSON.stringify(p.claimNames.map((n) => principal.claims[n] ?? null));
+  return JSON.stringify([principal.groups, principal.scopes]) + claims;
+}
+
 /** A pinned tool that entered or left quarantine: its visible lists changed without any
  * list_changed from its upstream (a silent rug pull), so the wiring tells its listeners. */
 export type QuarantineChange = (tool: { name: string; upstream: string; upstreamName: string }, quarantined: boolean) => void;
@@ -132,7 +142,7 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
   return {
     listFilter(principal, kind) {
       const p = policy.current();
-      return { key: `${p.version}\u0000${generation}\u0000${principal.authContext}`, keep: (item, origin) => visible(principal, kind, item, origin) };
+      return { key: `${p.version}\u0000${generation}\u0000${principal.authContext}\u0000${principalFacets(p, principal)}`, keep: (item, origin) => visible(principal, kind, item, origin) };
     },
     visible,
     gate(principal, target) {

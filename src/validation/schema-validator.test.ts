@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../jsonrpc/message.ts';
 import { SchemaValidator } from './schema-validator.ts';
 
 describe('SchemaValidator', () => {
@@ -35,5 +36,22 @@ describe('SchemaValidator', () => {
 
   it('ignores unknown keywords such as x-mcp-header', () => {
     expect(v.validate({ type: 'object', properties: { r: { type: 'string', 'x-mcp-header': 'Region' } } }, { r: 'x' })).toEqual({ ok: true });
+  });
+
+  it('checks every copy of a schema with an $id, as a refreshed tool list brings (not "unchecked" after the first)', () => {
+    const fresh = (): JsonObject => ({
+      $id: 'https://tools.example.com/input.json',
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    });
+    for (let i = 0; i < 3; i++) expect(v.validate(fresh(), { n: 'x' })).toEqual({ ok: false, message: '/n must be integer' });
+  });
+
+  it("never lets one tool's $id answer another tool's $ref", () => {
+    const loose = { $id: 'https://tools.example.com/shared.json', type: 'object' };
+    expect(v.validate(loose, { n: 'x' })).toEqual({ ok: true });
+    const other = { type: 'object', properties: { n: { $ref: 'https://tools.example.com/shared.json' } } };
+    expect(v.validate(other, { n: 'x' }).ok).toBe('unchecked');
   });
 });

@@ -4,6 +4,13 @@
 // compiles. Dialects: 2020-12 by default, draft-07 when `$schema` says so (digest d.2);
 // a schema we cannot compile (unknown dialect, unresolvable or network `$ref` — never
 // fetched) is reported once and the call is left to the upstream to judge.
+//
+// Every schema gets an Ajv of its own (~0.2 ms, a few KB). One shared Ajv registers each
+// schema's `$id`s and keeps every schema it compiled: the next copy of a schema with an
+// `$id` (a refreshed tool list, another principal's view) then failed to compile as a
+// duplicate and its calls went unchecked, one upstream's `$id` could answer another's
+// `$ref`, and the registry grew with every list refresh. Now a compiled schema shares
+// nothing and is freed with the schema object.
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -18,14 +25,7 @@ const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 const MAX_MESSAGE = 500;
 
 export class SchemaValidator {
-  private readonly modern = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
-  private readonly draft07 = new Ajv({ strict: false, allErrors: false, validateSchema: false });
   private readonly compiled = new WeakMap<object, ValidateFunction | string>();
-
-  constructor() {
-    addFormats(this.modern);
-    addFormats(this.draft07);
-  }
 
   private compile(schema: JsonObject): ValidateFunction | string {
     const hit = this.compiled.get(schema);
@@ -33,8 +33,8 @@ export class SchemaValidator {
     let out: ValidateFunction | string;
     const dialect = typeof schema.$schema === 'string' ? schema.$schema : undefined;
     try {
-      if (dialect === undefined || DRAFT_2020.test(dialect)) out = this.modern.compile(schema);
-      else if (DRAFT_07.test(dialect)) out = this.draft07.compile(schema);
+      if (dialect === undefined || DRAFT_2020.test(dialect)) out = isolatedAjv(Ajv2020).compile(schema);
+      else if (DRAFT_07.test(dialect)) out = isolatedAjv(Ajv).compile(schema);
       else out = `unsupported JSON Schema dialect ${dialect}`;
     } catch (e) {
       out = `schema does not compile: ${(e as Error).message}`.slice(0, MAX_MESSAGE);
@@ -51,4 +51,11 @@ export class SchemaValidator {
     const where = e?.instancePath ? e.instancePath : '(root)';
     return { ok: false, message: `${where} ${e?.message ?? 'is invalid'}`.slice(0, MAX_MESSAGE) };
   }
+}
+
+function isolatedAjv<A extends Ajv | Ajv2020>(Kind: new (opts: object) => A): A {
+  // addUsedSchema false: the schema's own `$id` is not registered, so nothing outlives it.
+  const ajv = new Kind({ strict: false, allErrors: false, validateSchema: false, addUsedSchema: false });
+  addFormats(ajv);
+  return ajv;
 }

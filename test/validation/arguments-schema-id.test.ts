@@ -1,0 +1,59 @@
+// Argument validation end to end for a tool whose inputSchema carries an `$id`. Every
+// tools/list from the upstream gives the gateway fresh schema objects, and each copy must be
+// checked as the first one was: an invalid call never reaches the upstream, however many
+// times the list has been refreshed. The raw upstream answers lists with ttlMs 0, so each
+// tools/list through the gateway fetches it again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRawModernUpstream, type RawModernUpstream } from '../fixtures/raw-modern-upstream.ts';
+import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernCall, modernList } from '../harness/policy-env.ts';
+
+const WITH_ID = {
+  definition: {
+    name: 'resize',
+    inputSchema: {
+      $id: 'https://tools.example.com/resize.input.json',
+      type: 'object',
+      properties: { width: { type: 'integer', maximum: 4096 } },
+      required: ['width'],
+      additionalProperties: false,
+    },
+  },
+  call: (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: `resized to ${String(args.width)}` }] }),
+};
+const NOBODY = {};
+
+let upstream: RawModernUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startRawModernUpstream([WITH_ID]);
+  gw = await startTestGateway(`
+upstreams:
+  - { name: raw, url: "${upstream.url}" }
+`);
+  await gw.waitUp();
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+const upstreamCalls = (): number => upstream.received.filter((m) => m.method === 'tools/call').length;
+
+describe('argument validation of a schema with an $id', () => {
+  it('refuses invalid arguments after every refresh of the tool list, not only the first time', async () => {
+    for (let round = 0; round < 3; round++) {
+      const list = await modernList(gw.url, NOBODY);
+      expect(list.json.result.tools.map((t: { name: string }) => t.name)).toContain('raw__resize');
+      const before = upstreamCalls();
+      const bad = await modernCall(gw.url, NOBODY, 'raw__resize', { width: 100_000, extra: 'x' });
+      expect(bad.json.error, `round ${round}`).toMatchObject({ code: -32602 });
+      expect(bad.json.error.message).toContain('Invalid arguments for tool raw__resize');
+      expect(upstreamCalls(), `round ${round}: the invalid call reached the upstream`).toBe(before);
+      const good = await modernCall(gw.url, NOBODY, 'raw__resize', { width: 640 });
+      expect(good.json.result).toMatchObject({ content: [{ type: 'text', text: 'resized to 640' }] });
+    }
+  });
+});
