@@ -145,7 +145,14 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     if (call.era === 'modern') {
       // We parse the body, so we are a server that MUST check Mcp-Param-* (digest c).
       const checked = checkParamHeaders(target.headerParams, args, call.headers);
-      if (!checked.ok) return err({ kind: 'header_mismatch', message: checked.error });
+      if (!checked.ok) {
+        // Not to a caller who may not see the tool: its header parameters would give it away.
+        if (!enforcer.visible(call.principal, 'tools', target.item, { upstream: target.upstream.name, original: target.name })) {
+          call.decision = { effect: 'deny', ruleId: 'default', reason: 'not visible to the caller' };
+          return err(unknownError({ kind: 'tool', name }));
+        }
+        return err({ kind: 'header_mismatch', message: checked.error });
+      }
       call.paramValues = checked.value;
     } else {
       const values = extractParamValues(target.headerParams, args);

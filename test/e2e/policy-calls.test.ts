@@ -95,6 +95,17 @@ describe('params rules (Mcp-Param-Region)', () => {
     expect(toolCalls().length).toBe(before);
   });
 
+  it('a caller who may not see the tool hears "unknown tool" for a bad header too, not its header parameters', async () => {
+    const before = toolCalls().length;
+    const missing = await modernCall(gw.url, BOB, 'up__query', { region: 'eu-west', query: 'q' });
+    expect(missing.status).toBe(200);
+    expect(missing.json.error).toEqual({ code: -32602, message: 'Unknown tool: up__query' });
+    const lying = await modernCall(gw.url, BOB, 'up__query', { region: 'us-east', query: 'q' }, { 'mcp-param-region': 'eu-west' });
+    expect(lying.json.error).toEqual({ code: -32602, message: 'Unknown tool: up__query' });
+    expect(JSON.stringify([missing.json, lying.json])).not.toMatch(/Mcp-Param|region/i);
+    expect(toolCalls().length).toBe(before);
+  });
+
   it('a principal outside the rule is refused even in an EU region', async () => {
     const bob = await modernCall(gw.url, BOB, 'up__query', { region: 'eu-west', query: 'q' }, { 'mcp-param-region': 'eu-west' });
     expect(bob.json.error).toEqual({ code: -32602, message: 'Unknown tool: up__query' });
