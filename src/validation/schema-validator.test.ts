@@ -54,4 +54,32 @@ describe('SchemaValidator', () => {
     const other = { type: 'object', properties: { n: { $ref: 'https://tools.example.com/shared.json' } } };
     expect(v.validate(other, { n: 'x' }).ok).toBe('unchecked');
   });
+  it('runs pattern in linear time: a catastrophic pattern against a long string answers at once', () => {
+    const v = new SchemaValidator();
+    const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    const started = performance.now();
+    const res = v.validate(schema, { s: `${'a'.repeat(40)}!` });
+    // Backtracking RegExp needs about 2^40 steps for this (hours); RE2 needs microseconds.
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(res).toMatchObject({ ok: false, message: expect.stringContaining('must match pattern') });
+    expect(v.validate(schema, { s: 'aaaa' })).toEqual({ ok: true });
+  });
+
+  it('keeps patterns RE2 cannot express (lookahead, backreference) working on RegExp', () => {
+    const v = new SchemaValidator();
+    const look = { type: 'object', properties: { s: { type: 'string', pattern: '^(?!admin).*$' } } };
+    expect(v.validate(look, { s: 'user' })).toEqual({ ok: true });
+    expect(v.validate(look, { s: 'admin1' })).toMatchObject({ ok: false });
+    const back = { type: 'object', properties: { s: { type: 'string', pattern: '^(\\w)\\1$' } } };
+    expect(v.validate(back, { s: 'aa' })).toEqual({ ok: true });
+    expect(v.validate(back, { s: 'ab' })).toMatchObject({ ok: false });
+  });
+
+  it('matches patterns as JSON Schema does: unanchored unless anchored, unicode classes', () => {
+    const v = new SchemaValidator();
+    const schema = { type: 'object', properties: { a: { type: 'string', pattern: 'eu-' }, b: { type: 'string', pattern: '^\\p{L}+$' } } };
+    expect(v.validate(schema, { a: 'x-eu-west', b: 'Zürich' })).toEqual({ ok: true });
+    expect(v.validate(schema, { a: 'us-east' })).toMatchObject({ ok: false });
+    expect(v.validate(schema, { b: 'abc1' })).toMatchObject({ ok: false });
+  });
 });

@@ -11,9 +11,16 @@
 // duplicate and its calls went unchecked, one upstream's `$id` could answer another's
 // `$ref`, and the registry grew with every list refresh. Now a compiled schema shares
 // nothing and is freed with the schema object.
+//
+// `pattern` runs on RE2 (re2js: linear time in the input), not on the JavaScript engine's
+// backtracking RegExp: a schema comes from an upstream and the string from any client, so a
+// pattern like `^(a+)+$` must not let one request hold the event loop for minutes. The few
+// patterns RE2 cannot express (lookaround, backreferences) run on RegExp as before.
 import { Ajv, type ValidateFunction } from 'ajv';
+import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
 import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
@@ -53,9 +60,26 @@ export class SchemaValidator {
   }
 }
 
+/** Ajv's regular-expression engine: RE2 where the pattern allows, RegExp otherwise. */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string): RegExpLike => {
+    let re2: RE2JS;
+    try {
+      re2 = RE2JS.compile(pattern);
+    } catch {
+      return new RegExp(pattern, flags);
+    }
+    // Ajv caches compiled patterns under toString(), as it would a RegExp's "/source/flags".
+    const key = `re2:/${pattern}/${flags}`;
+    const like: RegExpLike & { toString(): string } = { test: (text: string) => re2.test(text), toString: () => key };
+    return like;
+  },
+  { code: 'linearRegExp' },
+);
+
 function isolatedAjv<A extends Ajv | Ajv2020>(Kind: new (opts: object) => A): A {
   // addUsedSchema false: the schema's own `$id` is not registered, so nothing outlives it.
-  const ajv = new Kind({ strict: false, allErrors: false, validateSchema: false, addUsedSchema: false });
+  const ajv = new Kind({ strict: false, allErrors: false, validateSchema: false, addUsedSchema: false, code: { regExp: linearRegExp } });
   addFormats(ajv);
   return ajv;
 }
