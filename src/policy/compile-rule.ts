@@ -4,6 +4,7 @@
 // a timeout too long for a timer) come back as issues pointing into the file.
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { linearRegExp } from '../validation/linear-regexp.ts';
 import type { ConfigIssue } from '../config/config-error.ts';
 import { durationMs, durationTooLong } from '../config/duration.ts';
 import type { PositionLookup } from '../config/source-position.ts';
@@ -14,7 +15,7 @@ import type { ClaimValue, RawPrincipalMatch, RawRateLimit, RawRule } from './pol
 import { issueAt } from './yaml-source.ts';
 
 /** Options for every Ajv that compiles `arguments` schemas (policy JSON Schemas are 2020-12, as MCP's inputSchema). */
-export const ARGUMENTS_AJV_OPTIONS = { strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true } as const;
+export const ARGUMENTS_AJV_OPTIONS = { strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true, code: { regExp: linearRegExp } } as const;
 
 // Checking a schema against the 2020-12 meta-schema first compiles the meta-schema, ~200 ms per
 // Ajv instance. This instance pays that once per process (lazily); the per-policy Ajv that

@@ -218,3 +218,22 @@ rules:
     expect(policyOf('rules: [{ id: r, effect: allow }]').decide(alice, call('a__b')).rateLimits).toBeUndefined();
   });
 });
+
+describe('arguments predicates with a pattern', () => {
+  const policy = policyOf(`
+rules:
+  - { id: allow-all, effect: allow }
+  - id: no-odd-names
+    effect: deny
+    when: { tool: "db__*", arguments: { properties: { name: { type: string, pattern: "^(a+)+$" } }, required: [name] } }
+`);
+
+  it('decides in linear time, whatever string a client sends (pattern runs on RE2)', () => {
+    const started = performance.now();
+    // Backtracking RegExp needs about 2^40 steps for this; the decision must be immediate.
+    const d = policy.decide(alice, call('db__query', { arguments: { name: `${'a'.repeat(40)}!` } }));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(d).toMatchObject({ effect: 'allow', ruleId: 'allow-all' });
+    expect(policy.decide(alice, call('db__query', { arguments: { name: 'aaaa' } }))).toMatchObject({ effect: 'deny', ruleId: 'no-odd-names' });
+  });
+});

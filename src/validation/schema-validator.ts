@@ -17,11 +17,10 @@
 // pattern like `^(a+)+$` must not let one request hold the event loop for minutes. The few
 // patterns RE2 cannot express (lookaround, backreferences) run on RegExp as before.
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { RE2JS } from 're2js';
 import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
+import { linearRegExp } from './linear-regexp.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
 
@@ -59,23 +58,6 @@ export class SchemaValidator {
     return { ok: false, message: `${where} ${e?.message ?? 'is invalid'}`.slice(0, MAX_MESSAGE) };
   }
 }
-
-/** Ajv's regular-expression engine: RE2 where the pattern allows, RegExp otherwise. */
-const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExpLike => {
-    let re2: RE2JS;
-    try {
-      re2 = RE2JS.compile(pattern);
-    } catch {
-      return new RegExp(pattern, flags);
-    }
-    // Ajv caches compiled patterns under toString(), as it would a RegExp's "/source/flags".
-    const key = `re2:/${pattern}/${flags}`;
-    const like: RegExpLike & { toString(): string } = { test: (text: string) => re2.test(text), toString: () => key };
-    return like;
-  },
-  { code: 'linearRegExp' },
-);
 
 function isolatedAjv<A extends Ajv | Ajv2020>(Kind: new (opts: object) => A): A {
   // addUsedSchema false: the schema's own `$id` is not registered, so nothing outlives it.
