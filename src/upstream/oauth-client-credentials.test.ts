@@ -136,7 +136,7 @@ describe('ClientCredentialsToken', () => {
     expect(first).toEqual(err({
       kind: 'upstream_unavailable',
       upstream: 'weather',
-      reason: 'cannot get an access token from https://auth.example/token: the token endpoint refused the grant: invalid_client, HTTP 401',
+      reason: 'cannot get an access token: the token endpoint refused the grant: invalid_client, HTTP 401',
     }));
     h.clock.now += 500;
     const fast = await h.token.authorization();
