@@ -67,8 +67,10 @@ describe('default effect', () => {
     expect(policyOf('rules: []', { defaultEffect: 'allow' }).decide(alice, call('a__b'))).toMatchObject({ effect: 'allow', ruleId: 'default' });
   });
 
-  it('treats an empty file as an empty policy', () => {
-    expect(policyOf('# nothing yet\n').decide(alice, call('a__b')).ruleId).toBe('default');
+  it('refuses an empty file, naming it (a file caught half-written must not drop its rules); rules: [] is an empty policy', () => {
+    expect(() => policyOf('# nothing yet\n')).toThrow(/p\.yaml: the file is empty/);
+    expect(() => policyOf('')).toThrow(/the file is empty/);
+    expect(policyOf('rules: []\n').decide(alice, call('a__b')).ruleId).toBe('default');
   });
 });
 

@@ -61,13 +61,23 @@ export function parsePolicyFiles(sources: readonly PolicySource[], opts: Compile
   return result.value;
 }
 
+// An editor or a deploy that truncates a file before writing it can be caught in between by
+// the watcher: taken as "no rules", that file's deny rules would vanish while other files'
+// allows stand. So an empty file is an error (the running policy stays), not zero rules.
+const EMPTY_FILE = 'the file is empty: a policy file needs `rules:` or `pins:` (write `rules: []` for a file with none); an empty file is refused so that one caught half-written never drops its rules';
+
+function isEmptyDocument(data: unknown): boolean {
+  return data === null || data === undefined || (typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0);
+}
+
 export function tryParsePolicyFiles(sources: readonly PolicySource[], opts: CompileOptions = {}): Result<CompiledPolicy, PolicyIssue[]> {
   const issues: PolicyIssue[] = [];
   const loaded: LoadedPolicyFile[] = [];
   for (const source of sources) {
     const parsed = parseYamlSource(source);
-    if (parsed.ok) loaded.push({ file: source.file, text: source.text, data: parsed.value.data, locate: parsed.value.locate });
-    else issues.push(...parsed.error);
+    if (!parsed.ok) issues.push(...parsed.error);
+    else if (isEmptyDocument(parsed.value.data)) issues.push({ file: source.file, path: '', message: EMPTY_FILE });
+    else loaded.push({ file: source.file, text: source.text, data: parsed.value.data, locate: parsed.value.locate });
   }
   const compiled = compilePolicy(loaded, opts);
   if (!compiled.ok) issues.push(...compiled.error);

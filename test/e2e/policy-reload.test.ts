@@ -125,6 +125,19 @@ describe('watched policy directory', () => {
     rmSync(bad);
   });
 
+  it('a file caught emptied (truncated before it is rewritten) keeps the running policy, its rules included', async () => {
+    const guests = join(dir, '10-guests.yaml');
+    const before = logged(gw.logs, 'policy reload rejected').length;
+    writeFileSync(guests, '');
+    await until('the empty file to be refused', () => logged(gw.logs, 'policy reload rejected').length > before, 2000);
+    expect((logged(gw.logs, 'policy reload rejected').at(-1)!.issues as string[]).join('\n')).toContain(`${guests}: the file is empty`);
+    // bob keeps what 10-guests.yaml gave him: the file's rules did not silently vanish.
+    expect(toolNames(await modernList(gw.url, BOB))).toEqual(['up__echo', 'up__add']);
+    writeFileSync(guests, GUESTS_ADD);
+    await sleep(400);
+    expect(toolNames(await modernList(gw.url, BOB))).toEqual(['up__echo', 'up__add']);
+  });
+
   it('taking a permission away tells bob, and his next call is an unknown tool', async () => {
     await sleep(300);
     const seen = changes(bobStream).length;
