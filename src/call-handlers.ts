@@ -125,6 +125,14 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     return ok({ ...reply.value, requestState: continuationState(a.sealer, t, call.authContext, a.now(), a.defaultTimeoutMs, reply.value.requestState) });
   };
 
+  /** A schema the gateway cannot compile leaves its calls to the upstream to judge: said once per schema. */
+  const uncheckedReported = new WeakSet<object>();
+  const reportUnchecked = (schema: JsonObject, tool: string, upstream: string, reason: string): void => {
+    if (uncheckedReported.has(schema)) return;
+    uncheckedReported.add(schema);
+    logger.warn('tool arguments not checked: its inputSchema cannot be used; the upstream judges them', { tool, upstream, reason });
+  };
+
   const validateOutput = (tool: JsonObject, name: string, result: JsonObject): JsonObject => {
     if (config.validation.outputs === 'off' || !isJsonObject(tool.outputSchema) || !('structuredContent' in result) || result.isError === true) return result;
     const v = validator.validate(tool.outputSchema, result.structuredContent);
@@ -166,6 +174,7 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
       config.validation.arguments && isJsonObject(inputSchema)
         ? (): GatewayError | undefined => {
             const v = validator.validate(inputSchema, args ?? {});
+            if (v.ok === 'unchecked') reportUnchecked(inputSchema, name, target.upstream.name, v.reason);
             return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
           }
         : undefined;

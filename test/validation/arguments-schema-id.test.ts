@@ -21,13 +21,20 @@ const WITH_ID = {
   },
   call: (args: Record<string, unknown>) => ({ content: [{ type: 'text', text: `resized to ${String(args.width)}` }] }),
 };
+const NETWORK_REF = {
+  definition: {
+    name: 'remote',
+    inputSchema: { type: 'object', properties: { spec: { $ref: 'https://schemas.example.com/spec.json' } } },
+  },
+  call: () => ({ content: [{ type: 'text', text: 'done' }] }),
+};
 const NOBODY = {};
 
 let upstream: RawModernUpstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startRawModernUpstream([WITH_ID]);
+  upstream = await startRawModernUpstream([WITH_ID, NETWORK_REF]);
   gw = await startTestGateway(`
 upstreams:
   - { name: raw, url: "${upstream.url}" }
@@ -55,5 +62,19 @@ describe('argument validation of a schema with an $id', () => {
       const good = await modernCall(gw.url, NOBODY, 'raw__resize', { width: 640 });
       expect(good.json.result).toMatchObject({ content: [{ type: 'text', text: 'resized to 640' }] });
     }
+  });
+});
+
+describe('a schema the gateway cannot use', () => {
+  it('leaves the call to the upstream and says so in the log, once per schema', async () => {
+    await modernList(gw.url, NOBODY);
+    for (let i = 0; i < 2; i++) {
+      const res = await modernCall(gw.url, NOBODY, 'raw__remote', { spec: { anything: i } });
+      expect(res.json.result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+    }
+    const warnings = gw.logs.filter((l) => l.msg === 'tool arguments not checked: its inputSchema cannot be used; the upstream judges them');
+    // Two calls, one schema object: one line.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ tool: 'raw__remote', upstream: 'raw', reason: expect.stringContaining('schema does not compile') });
   });
 });
