@@ -38,12 +38,19 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
   };
 }
 
-// KEYS[1] bucket; ARGV capacity, refill/s, now ms. Same arithmetic as takeToken; the key
-// expires once a full refill has certainly happened, so idle buckets cost nothing.
+// KEYS[1] bucket; ARGV capacity, refill/s, now ms (empty: Redis's own clock). Same arithmetic
+// as takeToken; the key expires once a full refill has certainly happened, so idle buckets
+// cost nothing. The time is Redis's (TIME), not the calling replica's: replicas whose clocks
+// disagree would otherwise refill one bucket wrongly (a replica behind the one that last
+// wrote sees no time pass, and its callers stay limited for as long as the skew).
 const TAKE_SCRIPT = `
 local cap = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local s = redis.call('HMGET', KEYS[1], 't', 'u')
 local tokens = tonumber(s[1]) or cap
 local updated = tonumber(s[2]) or now
@@ -66,9 +73,10 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return {allowed, math.floor(tokens), retry}
 `;
 
+/** `now`: a clock for tests; by default the time is Redis's own, the same for every replica. */
 export function createRedisRateLimiter(redis: Redis, opts: { prefix?: string; now?: () => number } = {}): RateLimiter {
   const prefix = opts.prefix ?? 'gatehouse:rl:';
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? ((): string => '');
   redis.defineCommand('gatehouseTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
   return {
     async take(spec) {

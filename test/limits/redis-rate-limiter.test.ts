@@ -54,3 +54,38 @@ describe('rate limiters', () => {
     expect(redisSeen).toEqual(memSeen);
   });
 });
+
+describe('the Redis rate limiter on its default clock', () => {
+  let redis: TestRedis;
+  let skewed: RateLimiter;
+  let right: RateLimiter;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    // One replica's clock runs a minute slow (Date.now as the process sees it).
+    const realNow = Date.now;
+    Date.now = () => realNow() - 60_000;
+    try {
+      skewed = createRedisRateLimiter(new Redis(redis.url));
+    } finally {
+      Date.now = realNow;
+    }
+    right = createRedisRateLimiter(new Redis(redis.url));
+  });
+  afterAll(async () => {
+    await skewed.close();
+    await right.close();
+    await redis.stop();
+  });
+
+  it("refills by Redis's time: a replica whose clock runs a minute slow cannot hand out a minute of phantom refill", async () => {
+    const spec = { key: 'skew:alice', capacity: 1, refillPerSecond: 1 / 60 };
+    expect((await skewed.take(spec)).allowed).toBe(true);
+    // Another replica, on time, right after: the bucket is empty, one token a minute. On the
+    // replicas' own clocks it would see a minute gone by since the slow one took, and allow.
+    const next = await right.take(spec);
+    expect(next.allowed).toBe(false);
+    expect(next.retryAfterMs).toBeGreaterThan(50_000);
+    expect((await skewed.take(spec)).allowed).toBe(false);
+  });
+});
