@@ -125,6 +125,7 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
   };
   const latencies: number[] = [];
+  let good = 0;
   const total = Math.floor(rate * spec.durationSec);
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
@@ -138,6 +139,7 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
       if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
       const why = checkReply(spec.request, id, res.statusCode, body);
       if (why) fail(why);
+      else good++;
     } catch (e) {
       errors++;
       fail(`request error: ${(e as Error).message}`);
@@ -165,7 +167,7 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     timeouts: 0,
     non2xx,
     elapsedSec,
-    rps: (latencies.length - failures) / elapsedSec,
+    rps: good / elapsedSec,
     latencyMs: summarizeLatencies(Float64Array.from(latencies)),
   };
 }
