@@ -10,7 +10,7 @@ import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
 import { isJsonObject } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
-import { canonicalJson } from '../policy/tool-definition-hash.ts';
+import { canonicalJson } from '../audit/canonical-json.ts';
 
 export const APPROVAL_INPUT_KEY = 'io.gatehouse/approval';
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parsePolicyFiles } from './load-policy.ts';
 import { formatPinsYaml } from './pins-yaml.ts';
-import { canonicalJson, toolDefinitionHash } from './tool-definition-hash.ts';
+import { canonicalJson } from '../audit/canonical-json.ts';
+import { toolDefinitionHash } from './tool-definition-hash.ts';
 
 const forecast = {
   name: 'weather__forecast',

@@ -7,12 +7,14 @@
 //   { "description": <description or null>, "inputSchema": <inputSchema or null>,
 //     "outputSchema": <outputSchema or null> }
 // Canonical JSON follows RFC 8785 (JCS): object keys sorted by UTF-16 code units at every
-// depth, no whitespace, strings and numbers as ECMAScript's JSON.stringify writes them.
+// depth, no whitespace, strings and numbers as ECMAScript's JSON.stringify writes them (the
+// same implementation as the audit trail's hashes: audit/canonical-json.ts).
 // Not hashed: the name (the pin is keyed by it), `title` and `annotations` (display hints
 // the upstream may localize or tune; they do not change what the model is told the tool
 // does or what the call carries), `_meta`, `icons` and any other field.
 
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../audit/canonical-json.ts';
 
 export interface HashableTool {
   description?: string;
@@ -29,18 +31,4 @@ export function toolDefinitionHash(tool: HashableTool): string {
     outputSchema: tool.outputSchema ?? null,
   };
   return createHash('sha256').update(canonicalJson(hashed), 'utf8').digest('hex');
-}
-
-/** RFC 8785 canonical JSON of a JSON value; undefined object members are left out as JSON.stringify does. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    const text = JSON.stringify(value);
-    if (text === undefined) throw new TypeError(`canonicalJson: not JSON: ${String(value)}`);
-    return text;
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
