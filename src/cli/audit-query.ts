@@ -2,6 +2,7 @@
 // time range [since, until), oldest first. Reads every file of the chain as a stream.
 import { parseArgs } from 'node:util';
 import { compileAuditFilter, type AuditFilterSpec } from '../audit/audit-filter.ts';
+import type { AuditOutcome } from '../audit/audit-record.ts';
 import { formatAuditLine } from './audit-format.ts';
 import { auditUsageError, CHAIN_OPTIONS, chainLocation, readChain } from './audit-options.ts';
 
@@ -14,12 +15,21 @@ const OPTIONS = {
   until: { type: 'string' },
 } as const;
 
+// Every outcome a request record can have (a Record, so a new one cannot be left out): an
+// --outcome outside them would match nothing and look like an empty trail.
+const OUTCOMES: Readonly<Record<AuditOutcome, true>> = {
+  ok: true, tool_error: true, error: true, denied: true, rate_limited: true, approval_required: true, cancelled: true,
+};
+
 export async function auditQueryCommand(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS }));
   } catch (e) {
     return auditUsageError('query', (e as Error).message);
+  }
+  if (values.outcome !== undefined && !Object.hasOwn(OUTCOMES, values.outcome)) {
+    return auditUsageError('query', `--outcome must be one of ${Object.keys(OUTCOMES).join(', ')}; got "${values.outcome}"`);
   }
   const spec: AuditFilterSpec = {
     ...(values.principal === undefined ? {} : { principal: values.principal }),

@@ -48,7 +48,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
       process.stderr.write(`gatehouse: invalid policy\n${e.format()}\n`);
       return 2;
     }
-    process.stderr.write(`gatehouse: cannot listen on ${config.listen.host}:${config.listen.port}: ${(e as Error).message}\n`);
+    // Only the listen socket's own failure (EADDRINUSE, EACCES on a low port) is about the
+    // address; the audit directory, policy watch and the like fail before it and say so.
+    const listening = (e as NodeJS.ErrnoException).syscall === 'listen';
+    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}` : 'cannot start'}: ${(e as Error).message}\n`);
     return 1;
   }
   const running = gateway;

@@ -168,7 +168,7 @@ function shownFound(data: unknown): string {
 }
 
 function show(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = JSON.stringify(typeof value === 'string' ? withoutUrlSecrets(value) : value) ?? String(value);
   return text.length > 60 ? text.slice(0, 57) + '..."' : text;
 }
 
@@ -176,4 +176,16 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
+}
+
+// A URL's userinfo, query and fragment can carry credentials (`https://user:pw@host`,
+// `?api_key=...`); a rejected URL is shown with them masked, the rest as written.
+const URL_PARTS = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:[^/?#@]*@)?([^?#]*)(\?[^#]*)?(#.*)?$/s;
+
+function withoutUrlSecrets(text: string): string {
+  const m = URL_PARTS.exec(text);
+  if (m === null) return text;
+  const [, scheme, rest, query, fragment] = m;
+  const hadUserinfo = text.length > (scheme?.length ?? 0) + (rest?.length ?? 0) + (query?.length ?? 0) + (fragment?.length ?? 0);
+  return `${scheme}${hadUserinfo ? '***@' : ''}${rest}${query ? '?***' : ''}${fragment ? '#***' : ''}`;
 }

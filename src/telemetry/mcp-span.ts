@@ -6,6 +6,7 @@ import { SpanStatusCode, isSpanContextValid, type Attributes, type Span } from '
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import * as sc from './mcp-semconv.ts';
 import type { RequestOutcome } from './request-outcome.ts';
+import { statusDescription } from './status-description.ts';
 
 export type McpTransport = 'http' | 'stdio';
 
@@ -21,7 +22,7 @@ export interface SpanResult {
   outcome: RequestOutcome;
   /** The JSON-RPC error code of the response, if it is an error. */
   errorCode?: number;
-  /** The JSON-RPC error message; becomes the span status description. */
+  /** The JSON-RPC error message; becomes the span status description, its quoted values masked. */
   errorMessage?: string;
   /** Epoch milliseconds (or `performance.now()`); defaults to now. */
   endTime?: number;
@@ -74,9 +75,10 @@ export class McpSpan implements TracedSpan {
     if (result.errorCode !== undefined) span.setAttribute(sc.ATTR_RPC_RESPONSE_STATUS_CODE, String(result.errorCode));
     const errorType = this.errorTypeOf(result);
     if (errorType !== undefined) {
-      // ERROR exactly when error.type is set, described by the JSON-RPC error message.
+      // ERROR exactly when error.type is set, described by the JSON-RPC error message
+      // without the values it quotes (status-description.ts).
       span.setAttribute(ATTR_ERROR_TYPE, errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result.errorMessage });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: statusDescription(result.errorMessage) });
     }
     span.end(result.endTime);
   }

@@ -99,7 +99,9 @@ function readExport(env: EnvSource, warnings: string[]): TraceExportSettings | u
   // (OTLP exporter spec, "Endpoint URLs for OTLP/HTTP").
   const url = specific ?? (general !== undefined ? `${general}${general.endsWith('/') ? '' : '/'}${TRACES_PATH}` : DEFAULT_OTLP_TRACES_URL);
   if (!URL.canParse(url)) {
-    warnings.push(`OTLP traces endpoint ${JSON.stringify(url)} is not a URL; traces are not exported`);
+    // Named by its variable, not echoed: an endpoint can carry credentials (user:password@).
+    const from = specific !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+    warnings.push(`${from} is not a URL; traces are not exported`);
     return undefined;
   }
   const compression = get(env, 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION') ?? get(env, 'OTEL_EXPORTER_OTLP_COMPRESSION');

@@ -281,6 +281,32 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
     expect(parse('upstreams: []\nsessions: { secret: "${S:-}" }\n').sessions.secret).toBeUndefined();
   });
 
+  it('shows a rejected URL without its userinfo, query or fragment, which can hold credentials', () => {
+    const text = [
+      'upstreams:',
+      '  - name: a',
+      '    url: "htp://svc:hunter2@127.0.0.1:1/mcp?api_key=SEKRET1#frag"',
+      '  - name: b',
+      '    url: https://127.0.0.1:1/mcp',
+      '    auth: { type: client_credentials, tokenUrl: "ftp://id:SEKRET2@auth.example/token?x=1", clientId: c, clientSecret: s }',
+      '',
+    ].join('\n');
+    const shown = formatOf(() => parse(text));
+    expect(shown).toBe(
+      [
+        `${FILE}:3:10 /upstreams/0/url: expected an http:// or https:// URL, got "htp://***@127.0.0.1:1/mcp?***#***"`,
+        `${FILE}:6:49 /upstreams/1/auth/tokenUrl: expected an http:// or https:// URL, got "ftp://***@auth.example/token?***"`,
+      ].join('\n'),
+    );
+    for (const secret of ['hunter2', 'SEKRET1', 'SEKRET2', 'svc:']) expect(shown).not.toContain(secret);
+  });
+
+  it('still shows a rejected plain value as written', () => {
+    expect(formatOf(() => parse('upstreams:\n  - name: a\n    url: "htp://127.0.0.1:1/mcp"\n'))).toBe(
+      `${FILE}:3:10 /upstreams/0/url: expected an http:// or https:// URL, got "htp://127.0.0.1:1/mcp"`,
+    );
+  });
+
   it('reports every problem at once, in file order', () => {
     const text = 'bogus: 1\nlisten: { port: 70000 }\nupstreams:\n  - { name: "-a", command: x }\n';
     expect(issuesOf(() => parse(text)).map((i) => [i.path, i.line])).toEqual([

@@ -73,6 +73,23 @@ describe('traces through the gateway', () => {
     expect(span!.attributes['error.type']).toBe('-32602');
   });
 
+  it('exports no argument value of a refused call: the span status names the problem, not the values', async () => {
+    const tp = `00-${'e'.repeat(32)}-${'f'.repeat(16)}-01`;
+    const args = { region: 'body-region-s3cr3t', query: 'q', limit: 5 };
+    const res = await postJson(
+      gw.url,
+      modernBody(10, 'tools/call', { name: 'm__query', arguments: args }),
+      modernHeaders('tools/call', 'm__query', { traceparent: tp, 'mcp-param-region': 'header-region-s3cr3t', 'mcp-param-limit': '5' }),
+    );
+    // The client that sent them is told which values differ...
+    expect(res.json.error.code).toBe(-32020);
+    expect(res.json.error.message).toContain("'header-region-s3cr3t' does not match body value 'body-region-s3cr3t'");
+    const [span] = await spansOf('e'.repeat(32), 1);
+    // ...the trace backend only that they differ.
+    expect(span!.status).toEqual({ code: 2, message: "Header mismatch: Mcp-Param-Region header value '…' does not match body value '…'" });
+    expect(JSON.stringify(span)).not.toMatch(/s3cr3t/);
+  });
+
   it('carries the trace to a legacy upstream in _meta too', async () => {
     const tp = `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01`;
     const res = await postJson(gw.url, modernBody(9, 'tools/call', { name: 'l__echo', arguments: { message: 'x' } }), modernHeaders('tools/call', 'l__echo', { traceparent: tp }));

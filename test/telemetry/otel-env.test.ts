@@ -68,6 +68,13 @@ describe('readTracingSettings', () => {
     expect(s.warnings).toHaveLength(1);
   });
 
+  it('names a bad endpoint by its variable without echoing it, since it can hold credentials', () => {
+    // Port out of range: not a URL, with a password in it.
+    const s = read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:s3cr3t-pw@collector:99999' });
+    expect(s.export).toBeUndefined();
+    expect(s.warnings).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT is not a URL; traces are not exported']);
+  });
+
   it('reads the sampler and its ratio, falling back with a warning', () => {
     expect(read({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).sampler).toEqual({
       name: 'parentbased_traceidratio',

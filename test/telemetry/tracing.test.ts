@@ -182,6 +182,19 @@ describe('tracing with OTLP export', () => {
     expect(f.events).toEqual([{ name: 'exception', attributes: expect.objectContaining({ 'exception.type': 'TypeError', 'exception.message': 'boom' }) }]);
   });
 
+  it('masks the values an error message quotes before the status is exported, keeping its words', async () => {
+    const t = tracingWith({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const span = t.startRequestSpan({ method: 'tools/call', era: 'modern', headers: headersOf({}), target: { tool: 'a__login' } });
+    const up = span.startUpstreamSpan({ upstream: 'a', method: 'tools/call', name: 'login' });
+    up.end({ outcome: 'error', errorCode: -32602, errorMessage: "1 validation error: password too short [input_value='hunter2', input_type=str]" });
+    span.end({ outcome: 'error', errorCode: -32602, errorMessage: 'Invalid params: Mcp-Param-Pin must be an integer within ±(2^53-1), got 123456' });
+    await t.forceFlush();
+    const spans = receiver.spans();
+    expect(byKind(spans, CLIENT).status).toEqual({ code: STATUS_ERROR, message: "1 validation error: password too short [input_value='…', input_type=str]" });
+    expect(byKind(spans, SERVER).status).toEqual({ code: STATUS_ERROR, message: 'Invalid params: Mcp-Param-Pin must be an integer within ±(2^53-1), got …' });
+    expect(JSON.stringify(spans)).not.toMatch(/hunter2|123456/);
+  });
+
   it('renames the span when the target becomes known, and records a session id only as a digest', async () => {
     const t = tracingWith({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const span = t.startRequestSpan({ method: 'prompts/get', era: 'legacy', headers: headersOf({}), sessionId: 'sealed-session-token', rpcId: null });
