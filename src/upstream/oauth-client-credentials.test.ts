@@ -15,7 +15,7 @@ interface Harness {
   lines: Record<string, unknown>[];
 }
 
-function harness(opts: { manual?: boolean } = {}): Harness {
+function harness(opts: { manual?: boolean; tokenUrl?: string } = {}): Harness {
   const { logger, lines } = createMemoryLogger();
   let waiting: (() => void)[] = [];
   const h: Harness = {
@@ -32,7 +32,7 @@ function harness(opts: { manual?: boolean } = {}): Harness {
   };
   h.token = new ClientCredentialsToken({
     upstream: 'weather',
-    tokenUrl: 'https://auth.example/token',
+    tokenUrl: opts.tokenUrl ?? 'https://auth.example/token',
     logger,
     now: () => h.clock.now,
     requestToken: async () => {
@@ -153,6 +153,15 @@ describe('ClientCredentialsToken', () => {
     h.answers = [ok({ accessToken: 'fine', expiresInMs: 60_000 })];
     expect(await bearer(h)).toBe('Bearer fine');
     expect(h.lines.filter((l) => l.level === 'warn')).toHaveLength(2);
+  });
+
+  it('logs the token URL it failed on without its query or userinfo', async () => {
+    const h = harness({ tokenUrl: 'https://svc:pw@auth.example/token?tenant_key=s3cr3t' });
+    h.answers = [err('the token endpoint answered HTTP 503')];
+    await h.token.authorization();
+    const warning = h.lines.find((l) => l.msg === 'cannot get an access token for the upstream');
+    expect(warning).toMatchObject({ tokenUrl: 'https://auth.example/token' });
+    expect(JSON.stringify(h.lines)).not.toMatch(/s3cr3t|svc:pw/);
   });
 
   it('keeps using a still-valid token when its refresh fails', async () => {

@@ -14,6 +14,7 @@
 // and so is the clock, so all of this is testable without a network or waiting.
 // Tokens and secrets never reach a log line or an error.
 
+import { loggableUrl } from './failure-text.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
@@ -107,7 +108,7 @@ export class ClientCredentialsToken {
     if (!issued.ok) {
       const delayMs = this.failure === undefined ? FIRST_BACKOFF_MS : Math.min(this.failure.delayMs * 2, MAX_BACKOFF_MS);
       this.failure = { reason: issued.error, retryAt: now + delayMs, delayMs };
-      this.opts.logger.warn('cannot get an access token for the upstream', { tokenUrl: this.opts.tokenUrl, reason: issued.error, retryInMs: delayMs });
+      this.opts.logger.warn('cannot get an access token for the upstream', { tokenUrl: loggableUrl(this.opts.tokenUrl), reason: issued.error, retryInMs: delayMs });
       const t = this.token;
       return t !== undefined && now < t.expiresAt ? ok(t.authorization) : err(this.unavailable(issued.error));
     }
