@@ -19,14 +19,14 @@
 //           counted, and an alarm is logged.
 // While writes fail, nothing but a probe touches the disk, every retryInterval; the probe
 // writes an `audit_gap` event saying what was lost, so recovery is itself on the record.
-// After a full queue, the same event opens the next batch. A write given up on at its
-// deadline goes on (Node cannot cancel it); if it lands, what it held comes off the pending
-// gap (#landedLate), so the gap event counts only records that are really missing.
+// After a full queue, the same event opens the next batch. What was lost, and what a write
+// that missed its deadline but landed later takes off it: loss-ledger.ts.
 import type { Logger } from '../logger.ts';
 import type { AuditConfig } from './audit-config.ts';
 import { AuditFileWriter, type AppendResult } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
-import { AuditUnavailableError, gapEvent, mergeGaps, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
+import { AuditUnavailableError, gapEvent, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
+import { LossLedger, type LateWrite } from './loss-ledger.ts';
 import { canonicalRecord } from './hash-chain.ts';
 import { TimedAppender } from './timed-append.ts';
 
@@ -74,11 +74,11 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #batchTimer: NodeJS.Timeout | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
   #failure: { reason: AuditUnavailableReason; error: string } | undefined;
-  #gap: AuditGap | undefined;
+  #losses: LossLedger;
   #closed: Promise<void> | undefined;
-  #counts = { written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0 };
-  /** What the write that timed out held, until it settles: a batch, or a probe's gap event. */
-  #late: { records: number; gapLines: number; gap: AuditGap | undefined; probe: boolean } | undefined;
+  #counts = { written: 0, flushes: 0, writeErrors: 0 };
+  /** What the write that timed out held, until it settles. */
+  #late: LateWrite | undefined;
 
   constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number) {
     this.#config = config;
@@ -86,6 +86,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#appender = new TimedAppender(writer, config.writeTimeoutMs, (late) => this.#landedLate(late));
     this.#logger = logger;
     this.#now = now;
+    this.#losses = new LossLedger({ onFailure: config.onFailure, dir: config.dir, file: config.file }, logger, now);
   }
 
   record(rec: AuditRecord): Promise<void> {
@@ -119,6 +120,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     return {
       state,
       ...this.#counts,
+      ...this.#losses.counts,
       queueDepth: this.#depth(),
       lagMs: oldest === undefined ? 0 : Math.max(0, this.#now() - oldest.at),
       lastSeq: this.#writer.head().seq,
@@ -188,15 +190,14 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   async #flushNow(): Promise<void> {
     const batch = this.#queue.splice(0);
     this.#inFlight = batch;
-    const gap = this.#gap;
-    this.#gap = undefined;
+    const gap = this.#losses.take();
     const lines = batch.map((p) => p.canonical);
     if (gap !== undefined) lines.unshift(canonicalRecord(gapEvent(gap, this.#now())));
     const gapLines = lines.length - batch.length;
     const result = await this.#appender.append(lines);
     if (result.timedOut === true) this.#late = { records: batch.length, gapLines, gap, probe: false };
-    if (gap !== undefined && result.committed === 0) this.#gap = mergeGaps(gap, this.#gap);
-    else if (gap !== undefined) this.#recovered(gap);
+    if (gap !== undefined && result.committed === 0) this.#losses.putBack(gap);
+    else if (gap !== undefined) this.#losses.recovered(gap);
     if (result.committed > 0) this.#counts.flushes++;
     const landed = Math.max(0, result.committed - gapLines);
     this.#counts.written += result.committed;
@@ -208,41 +209,20 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     }
   }
 
-  /**
-   * A write given up on at its deadline settled after all. Its records were counted as lost
-   * into the pending gap (and its own gap event merged back into it); what landed is in the
-   * chain, so it comes off the pending gap, whose event then counts only what was really
-   * lost. (No probe writes while that write is outstanding, so the gap is still pending.)
-   * The dropped/rejected counters stay as they are: they count what callers were told.
-   */
+  /** A write given up on at its deadline settled after all (loss-ledger.ts). */
   #landedLate(late: AppendResult): void {
     const batch = this.#late;
     this.#late = undefined;
     this.#counts.written += late.committed;
     if (late.committed > 0) this.#counts.flushes++;
+    const pending = this.#losses.pending;
     // A probe's gap event that landed is a probe that worked: the failure ends as it would have.
-    if (batch?.probe === true && late.committed === 1 && this.#gap !== undefined && this.#failure !== undefined) {
+    if (batch?.probe === true && late.committed === 1 && pending !== undefined && this.#failure !== undefined) {
       this.#logger.warn('audit: a stalled probe completed late; the disk is writing again', {});
-      return this.#probeLanded(this.#gap, { dropped: batch.gap?.dropped ?? 0, rejected: batch.gap?.rejected ?? 0 });
+      return this.#probeLanded(pending, { dropped: batch.gap?.dropped ?? 0, rejected: batch.gap?.rejected ?? 0 });
     }
-    const gapLanded = batch !== undefined && batch.gapLines > 0 && late.committed >= batch.gapLines;
-    const recordsLanded = batch === undefined ? 0 : Math.min(batch.records, Math.max(0, late.committed - batch.gapLines));
-    const pending = this.#gap;
-    if (pending !== undefined) {
-      if (gapLanded && batch?.gap !== undefined) {
-        pending.dropped -= batch.gap.dropped;
-        pending.rejected -= batch.gap.rejected;
-      }
-      if (this.#config.onFailure === 'open') pending.dropped -= recordsLanded;
-      else pending.rejected -= recordsLanded;
-      pending.dropped = Math.max(0, pending.dropped);
-      pending.rejected = Math.max(0, pending.rejected);
-    }
-    this.#logger.warn('audit: a stalled write completed late; what it holds is in the chain after all', {
-      committed: late.committed,
-      records: recordsLanded,
-      error: late.error,
-    });
+    const records = batch === undefined ? 0 : this.#losses.landedLate(batch, late.committed);
+    this.#logger.warn('audit: a stalled write completed late; what it holds is in the chain after all', { committed: late.committed, records, error: late.error });
   }
 
   #enterFailure(reason: AuditUnavailableReason, error: Error): void {
@@ -250,7 +230,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     const code = (error as NodeJS.ErrnoException).code ?? error.message;
     if (this.#failure === undefined) {
       this.#failure = { reason, error: code };
-      this.#openGap(reason, code);
+      this.#losses.open(reason, code);
     }
     this.#scheduleProbe();
   }
@@ -266,7 +246,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   async #probe(): Promise<void> {
     this.#probeTimer = undefined;
     if (this.#closed !== undefined || this.#failure === undefined) return;
-    const gap = (this.#gap ??= { since: this.#now(), reason: this.#failure.reason, dropped: 0, rejected: 0 });
+    const gap = this.#losses.pendingFor(this.#failure.reason);
     // A stalled write still holds the file: probing behind it would only queue more writes.
     if (this.#appender.busy()) return this.#scheduleProbe();
     const counted = { dropped: gap.dropped, rejected: gap.rejected };
@@ -286,58 +266,22 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#failure = undefined;
     clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
-    this.#recovered(gap);
     // Records lost while the probe was writing go into the next gap event.
-    const dropped = Math.max(0, gap.dropped - counted.dropped);
-    const rejected = Math.max(0, gap.rejected - counted.rejected);
-    this.#gap = dropped + rejected === 0 ? undefined : { ...gap, since: this.#now(), dropped, rejected };
+    this.#losses.written(gap, counted);
     if (this.#queue.length > 0) this.#schedule();
   }
 
   #refuse(reason: AuditUnavailableReason, error?: string): Promise<void> {
-    const refusal = this.#lose(reason, error);
+    const refusal = this.#losses.lose(reason, error);
     return refusal === undefined ? Promise.resolve() : Promise.reject(refusal);
   }
 
   /** Gives up on records, per onFailure: dropped (settled fine) or rejected. */
   #failAll(pending: Pending[]): void {
     for (const p of pending) {
-      const refusal = this.#lose(this.#failure?.reason ?? 'write_failed', this.#failure?.error);
+      const refusal = this.#losses.lose(this.#failure?.reason ?? 'write_failed', this.#failure?.error);
       if (refusal === undefined) p.resolve();
       else p.reject(refusal);
     }
-  }
-
-  /** Counts one lost record into the gap; the error to reject with, if fail-closed. */
-  #lose(reason: AuditUnavailableReason, error?: string): AuditUnavailableError | undefined {
-    const gap = this.#openGap(reason, error);
-    if (this.#config.onFailure === 'open') {
-      gap.dropped++;
-      this.#counts.dropped++;
-      return undefined;
-    }
-    gap.rejected++;
-    this.#counts.rejected++;
-    return new AuditUnavailableError(reason, error);
-  }
-
-  #openGap(reason: AuditUnavailableReason, error?: string): AuditGap {
-    if (this.#gap !== undefined) return this.#gap;
-    this.#gap = { since: this.#now(), reason, dropped: 0, rejected: 0, ...(error === undefined ? {} : { error }) };
-    const open = this.#config.onFailure === 'open';
-    this.#logger.error(
-      open ? 'audit: ALARM records are being dropped (onFailure: open)' : 'audit: ALARM refusing calls, audit records cannot be written (onFailure: closed)',
-      { reason, error, dir: this.#config.dir, file: this.#config.file },
-    );
-    return this.#gap;
-  }
-
-  #recovered(gap: AuditGap): void {
-    this.#logger.warn('audit: writing again; the gap is recorded as an audit_gap event', {
-      reason: gap.reason,
-      dropped: gap.dropped,
-      rejected: gap.rejected,
-      durationMs: this.#now() - gap.since,
-    });
   }
 }
