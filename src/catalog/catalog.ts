@@ -14,7 +14,7 @@ import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
 import { LRUCache } from 'lru-cache';
 import { mergeLists, type CacheScope, type ItemOrigin, type ListKind, type MergedList } from './merge.ts';
 import { LIST_METHOD, PartCache, type Part } from './part-cache.ts';
-import { exposedResourceUri, routeResourceUri, type ResourceRoute } from './resource-routing.ts';
+import { exposedResourceUri, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 
 /** How often an unknown name may make the catalog re-fetch every upstream's list. Digest d.5
@@ -262,8 +262,7 @@ export class Catalog {
     return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
   }
 
-  /** `exposed`: the uri policy judges, whatever spelling the client used (resource-routing.ts). */
-  async routeResource(uri: string, authContext: string): Promise<(ResourceRoute & { exposed: string }) | undefined> {
+  async routeResource(uri: string, authContext: string): Promise<ExposedRoute | undefined> {
     const [resources, templates] = await Promise.all([this.view('resources', authContext), this.view('resourceTemplates', authContext)]);
     const owners = [...templates.index.values()].map((o) => ({ upstream: o.upstream, uriTemplate: o.original }));
     const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);

@@ -53,6 +53,9 @@ export function routeResourceUri(
   return undefined;
 }
 
+/** A route with `exposed`: the uri policy judges, whatever spelling the client used. */
+export type ExposedRoute = ResourceRoute & { exposed: string };
+
 /**
  * The one spelling of a routed uri that policy judges: the uri the merged list shows (or would
  * show) for it. A client may address any resource through a gatehouse:// form, in any
