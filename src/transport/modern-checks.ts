@@ -1,17 +1,44 @@
 // The inbound checks of a 2026-07-28 request, in the order of digest b.4: version header
 // present (-32020) -> version supported (-32022) -> required _meta keys (-32602/400) ->
 // headers equal the body (-32020). The method check (-32601/404) follows in the endpoint.
+// The optional reserved keys are typed too (RequestMetaObject in the 2026-07-28 schema): a
+// malformed one is -32602 here (a.6 names "bad logLevel"), not something each upstream era
+// would judge differently (a legacy upstream never sees them, a modern one rejects them).
 import { checkStandardHeaders, type HeaderLookup } from '../headers/param-headers.ts';
 import type { GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
 import { isJsonObject } from '../jsonrpc/message.ts';
 import { err, ok, type Result } from '../jsonrpc/result.ts';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from '../upstream/upstream.ts';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../upstream/upstream.ts';
 
 export interface ModernMeta {
   protocolVersion: string;
   clientCapabilities: JsonObject;
   clientInfo?: JsonObject;
+}
+
+/** LoggingLevel of the schema (RFC 5424 severities). */
+const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** The optional typed keys of RequestMetaObject: the problem with the first bad one. */
+function badOptionalMeta(meta: JsonObject): GatewayError | undefined {
+  const info = meta[META_CLIENT_INFO];
+  if (info !== undefined && !(isJsonObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) {
+    return invalidMeta(META_CLIENT_INFO, 'must be an Implementation object with string name and version');
+  }
+  const level = meta[META_LOG_LEVEL];
+  if (level !== undefined && !(typeof level === 'string' && LOG_LEVELS.has(level))) {
+    return invalidMeta(META_LOG_LEVEL, `must be one of ${[...LOG_LEVELS].join(', ')}`);
+  }
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isInteger(token))) {
+    return invalidMeta('progressToken', 'must be a string or an integer');
+  }
+  return undefined;
+}
+
+function invalidMeta(key: string, problem: string): GatewayError {
+  return { kind: 'invalid_params', message: `Invalid params: _meta key "${key}" ${problem}`, data: { key } };
 }
 
 export function checkModernRequest(
@@ -34,6 +61,8 @@ export function checkModernRequest(
   const caps = meta[META_CLIENT_CAPABILITIES];
   if (!isJsonObject(caps)) return err({ kind: 'missing_meta', key: META_CLIENT_CAPABILITIES });
   if (!modernVersions.includes(version)) return err({ kind: 'unsupported_version', requested: version, supported: allVersions });
+  const bad = badOptionalMeta(meta);
+  if (bad) return err(bad);
   const params = msg.params ?? {};
   const name = msg.method === 'resources/read' ? params.uri : params.name;
   const checked = checkStandardHeaders(

@@ -128,6 +128,40 @@ describe('modern (2026-07-28) responses', () => {
     expectModernShape(result);
   });
 
+  it.each([
+    ['a missing Mcp-Name', 'HeaderMismatchError', 'tools/call', { name: 'modern__echo', arguments: { message: 'm' } }, {}, 400],
+    ['an unsupported MCP-Protocol-Version', 'UnsupportedProtocolVersionError', 'tools/list', {}, { 'mcp-protocol-version': '1900-01-01' }, 400],
+  ] as const)('%s is a whole %s response', async (_label, def, method, params, extra, status) => {
+    const res = await postJson(gw.url, modernBody(nextId++, method, params), { ...modernHeaders(method), ...extra });
+    expect(res.status).toBe(status);
+    expectValid('2026-07-28', def, res.json);
+  });
+
+  it.each([
+    ['an unknown method', 'MethodNotFoundError', 'ping', {}],
+    ['an unknown tool', 'InvalidParamsError', 'tools/call', { name: 'modern__nope', arguments: {} }],
+    ['a bad logLevel', 'InvalidParamsError', 'tools/list', { _meta: { 'io.modelcontextprotocol/logLevel': 'loud' } }],
+  ] as const)('%s is a valid %s', async (_label, def, method, params) => {
+    const res = await postJson(gw.url, modernBody(nextId++, method, params), modernHeaders(method, (params as { name?: string }).name));
+    expectValid('2026-07-28', 'JSONRPCErrorResponse', res.json);
+    expectValid('2026-07-28', def, res.json.error);
+  });
+
+  it.each(['modern', 'legacy'])('progress from the %s upstream streams as 2026-07-28 ProgressNotifications, then a CallToolResult', async (u) => {
+    const body = modernBody(nextId++, 'tools/call', { name: `${u}__slow`, arguments: { ms: 20, steps: 2 }, _meta: { progressToken: `schema-${u}` } });
+    const { response, sse } = await openSse(gw.url, { method: 'POST', headers: modernHeaders('tools/call', `${u}__slow`), body: JSON.stringify(body) });
+    streams.push(sse);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await sse.waitFor(3);
+    const [p1, p2, final] = sse.messages;
+    for (const p of [p1, p2]) {
+      expectValid('2026-07-28', 'ProgressNotification', p);
+      expect(p.params.progressToken).toBe(`schema-${u}`);
+    }
+    expectValid('2026-07-28', 'JSONRPCResultResponse', final);
+    expectValid('2026-07-28', 'CallToolResult', final.result);
+  });
+
   it('an invalid cursor is a valid InvalidParamsError response', async () => {
     const res = await postJson(gw.url, modernBody(nextId++, 'tools/list', { cursor: 'bogus' }), modernHeaders('tools/list'));
     expectValid('2026-07-28', 'JSONRPCErrorResponse', res.json);
@@ -171,6 +205,28 @@ describe('legacy (2025-11-25) responses over a raw session', () => {
     expectLegacyShape(init.json.result);
     const initialized = await postJson(gw.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, legacyHeaders());
     expect(initialized.status).toBe(202);
+  });
+
+  it('an unknown tool is a valid 2025-11-25 error response', async () => {
+    const res = await postJson(gw.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'legacy__nope', arguments: {} } }, legacyHeaders());
+    expectValid('2025-11-25', 'JSONRPCErrorResponse', res.json);
+    expect(res.json.error.code).toBe(-32602);
+  });
+
+  it.each(['modern', 'legacy'])('progress from the %s upstream streams as 2025-11-25 ProgressNotifications, then a CallToolResult', async (u) => {
+    const body = { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: `${u}__slow`, arguments: { ms: 20, steps: 2 }, _meta: { progressToken: 9 } } };
+    const { response, sse } = await openSse(gw.url, { method: 'POST', headers: legacyHeaders(), body: JSON.stringify(body) });
+    streams.push(sse);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await sse.waitFor(3);
+    const [p1, p2, final] = sse.messages;
+    for (const p of [p1, p2]) {
+      expectValid('2025-11-25', 'ProgressNotification', p);
+      expect(p.params.progressToken).toBe(9);
+    }
+    expectValid('2025-11-25', 'JSONRPCResultResponse', final);
+    expectValid('2025-11-25', 'CallToolResult', final.result);
+    expectLegacyShape(final.result);
   });
 
   it('ping is an empty result', async () => {

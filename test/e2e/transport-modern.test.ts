@@ -98,6 +98,31 @@ describe('required _meta (digest a.2: -32602 with HTTP 400)', () => {
   });
 });
 
+describe('optional _meta keys of RequestMetaObject (digest a.2, a.6: "bad logLevel" is -32602)', () => {
+  it.each([
+    ['a logLevel outside LoggingLevel', 'tools/list', { 'io.modelcontextprotocol/logLevel': 'verbose' }, /logLevel/],
+    ['a progressToken that is an object', 'tools/call', { progressToken: { a: 1 } }, /progressToken/],
+    ['a progressToken that is not an integer', 'tools/call', { progressToken: 1.5 }, /progressToken/],
+    ['a clientInfo that is not an Implementation', 'tools/call', { 'io.modelcontextprotocol/clientInfo': 'me' }, /clientInfo/],
+  ])('answers %s with -32602, before any upstream sees it', async (_label, method, meta, message) => {
+    const before = upstream.received.length;
+    const params = method === 'tools/call' ? { name: 'up__echo', arguments: { message: 'm' }, _meta: meta } : { _meta: meta };
+    const res = await postJson(gw.url, modernBody(41, method, params), modernHeaders(method, method === 'tools/call' ? 'up__echo' : undefined));
+    expect(res.json?.error?.code).toBe(-32602);
+    expect(res.json.error.message).toMatch(message);
+    expect(res.json.id).toBe(41);
+    expect(upstream.received.slice(before).filter((r) => (r.body as any)?.method === method)).toEqual([]);
+  });
+
+  it('accepts every valid form: a known logLevel, integer and string progressTokens, a full clientInfo', async () => {
+    for (const meta of [{ 'io.modelcontextprotocol/logLevel': 'debug' }, { progressToken: 7 }, { progressToken: 'p' }, { 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1', title: 'C' } }]) {
+      const res = await postJson(gw.url, modernBody(42, 'tools/call', { name: 'up__echo', arguments: { message: 'ok' }, _meta: meta }), modernHeaders('tools/call', 'up__echo'));
+      const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? res.text : JSON.stringify(res.json);
+      expect(text).toContain('"resultType":"complete"');
+    }
+  });
+});
+
 describe('standard headers (digest b.4, b.5)', () => {
   it('answers a missing Mcp-Method with 400 / -32020', async () => {
     const { 'mcp-method': _, ...headers } = modernHeaders('tools/list');
