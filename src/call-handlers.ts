@@ -229,12 +229,18 @@ export function createCallHandlers(deps: CallDeps): Record<'tools/call' | 'promp
     if (!gated.ok) return gated.error.kind === 'invalid_params' && call.decision?.effect === 'deny' ? err(unknownError({ kind: 'resource', name: uri })) : gated;
     if (gated.value?.kind === 'reply') return ok(gated.value.result);
     const params = gated.value?.kind === 'forward' ? gated.value.params : call.params;
-    const reply = keepApproval(call, gated.value, await forward(call, catalog.upstream(route.upstream)!, { ...params, uri: route.uri }), resourceTarget);
+    const reply = privateWhenGuarded(keepApproval(call, gated.value, await forward(call, catalog.upstream(route.upstream)!, { ...params, uri: route.uri }), resourceTarget));
     if (!reply.ok || route.uri === uri || !Array.isArray(reply.value.contents)) return reply;
     // Contents name the upstream's URI; give the client back the one it asked for.
     const contents = reply.value.contents.map((c) => (isJsonObject(c) && c.uri === route.uri ? { ...c, uri } : c));
     return ok({ ...reply.value, contents });
   };
+
+  /** Behind identity or policy, what one caller may read is not for a shared cache (digest
+   * d.5): an upstream's `cacheScope: "public"` knows nothing of the gateway's access rules. */
+  const guarded = config.identity !== undefined || config.policy !== undefined;
+  const privateWhenGuarded = (reply: Reply): Reply =>
+    guarded && reply.ok && reply.value.cacheScope === 'public' ? ok({ ...reply.value, cacheScope: 'private' }) : reply;
 
   const complete: Handler = async (call) => {
     const ref = call.params.ref;

@@ -2,6 +2,7 @@
 // g.4): a list is fetched once per upstream while fresh; the merged ttlMs is the minimum of
 // what is left of each part (a legacy part lives for the configured listTtl); one private
 // part makes the merged list private; ttlMs 0 upstream means no caching at all.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';
@@ -12,6 +13,8 @@ let plain: ModernUpstream;
 let legacy: LegacyUpstream;
 const gateways: TestGateway[] = [];
 let nextId = 1;
+
+const KEY = 'gh-cache-test-key-0123456789abcdef';
 
 async function gatewayWith(yaml: string): Promise<TestGateway> {
   const gw = await startTestGateway(yaml);
@@ -39,6 +42,7 @@ beforeAll(async () => {
         'tools/list': { ttlMs: 20_000, cacheScope: 'public' },
         'prompts/list': { ttlMs: 50_000, cacheScope: 'private' },
         'resources/list': { ttlMs: 10_000, cacheScope: 'public' },
+        'resources/read': { ttlMs: 30_000, cacheScope: 'public' },
       },
     }),
     startModernUpstream({ name: 'plain' }),
@@ -166,5 +170,31 @@ upstreams:
     const res = await postJson(gw.url, modernBody(nextId++, 'resources/read', { uri }), modernHeaders('resources/read', uri));
     expect(res.json.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
     expect(res.json.result.contents[0].text).toBe('only on the legacy upstream');
+  });
+});
+
+describe('a resource the upstream calls public, read through a gateway that controls access', () => {
+  const read = async (gw: TestGateway, headers: Record<string, string> = {}) => {
+    const uri = 'mem://shared/readme';
+    const res = await postJson(gw.url, modernBody(nextId++, 'resources/read', { uri }), modernHeaders('resources/read', uri, headers));
+    expect(res.json.error).toBeUndefined();
+    return res.json.result;
+  };
+
+  it('passes public through when the gateway has no identity or policy, and makes it private when it has', async () => {
+    const open = await gatewayWith(`
+upstreams:
+  - { name: hinted, url: "${hinted.url}" }
+`);
+    expect(await read(open)).toMatchObject({ ttlMs: 30_000, cacheScope: 'public' });
+    const guarded = await gatewayWith(`
+identity:
+  resource: http://gatehouse.test/mcp
+  apiKeys: [{ id: ops, sha256: "${createHash('sha256').update(KEY).digest('hex')}", subject: ops }]
+upstreams:
+  - { name: hinted, url: "${hinted.url}" }
+`);
+    // What this caller may read is not for a cache shared with callers the gateway would refuse.
+    expect(await read(guarded, { 'x-api-key': KEY })).toMatchObject({ ttlMs: 30_000, cacheScope: 'private' });
   });
 });
