@@ -15,13 +15,14 @@ import { isJsonObject, isNotification, isRequest, isResponse } from '../jsonrpc/
 import { parseMessage } from '../jsonrpc/parse.ts';
 import { ok } from '../jsonrpc/result.ts';
 import type { Logger } from '../logger.ts';
-import { LEGACY_VERSION } from '../upstream/upstream.ts';
+import { LEGACY_VERSION, META_LOG_LEVEL } from '../upstream/upstream.ts';
 import { ClientRequests } from './client-requests.ts';
 import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
 import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
 import { sealedOwner, type LegacySession, type LegacySessions } from './legacy-sessions.ts';
 import { openLegacyStream, openListenStream } from './listen-streams.ts';
 import { checkModernRequest } from './modern-checks.ts';
+import { withSessionLogLevel } from './request-notifications.ts';
 import type { Notifier } from './notifier.ts';
 import { dispatch, emptyReply, errorResponse, jsonResponse } from './respond.ts';
 import { GATEWAY_SERVER_INFO } from './era-result.ts';
@@ -185,7 +186,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         era: 'legacy',
         id: msg.id,
         method: msg.method,
-        params: msg.params ?? {},
+        params: withSessionLogLevel(msg.params ?? {}, session.logLevel),
         protocolVersion: session.protocolVersion,
         clientCapabilities: session.clientCapabilities,
         ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
@@ -197,6 +198,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         signal: abort.signal,
         cancelOnDisconnect: false,
         abort,
+        era: 'legacy',
+        ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
         onDone: () => {
           inSession.delete(id);
           if (inSession.size === 0 && inflight.get(sessionId) === inSession) inflight.delete(sessionId);
@@ -240,7 +243,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         authContext: principal.authContext,
         headers,
       },
-      { signal: abort.signal, cancelOnDisconnect: true, abort, logger, observer, observation },
+      { signal: abort.signal, cancelOnDisconnect: true, abort, logger, observer, observation, era: 'modern', ...modernLogLevel(msg) },
     );
   }
 
@@ -272,4 +275,11 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     }
     return errorResponse({ kind: 'method_not_allowed', method: req.method }, undefined, true, { allow: 'GET, POST, DELETE' });
   };
+}
+
+/** The log level a 2026-07-28 request opted in to (already checked to be a LoggingLevel). */
+function modernLogLevel(msg: JsonRpcRequest): { logLevel?: string } {
+  const meta = msg.params?._meta;
+  const level = isJsonObject(meta) ? meta[META_LOG_LEVEL] : undefined;
+  return typeof level === 'string' ? { logLevel: level } : {};
 }

@@ -29,7 +29,7 @@ function opts(observer?: Observer) {
   let done = 0;
   const { logger, lines } = createMemoryLogger();
   const observation = { requestId: 'r1', startedAt: 0, wallMs: 0, span: {} } as unknown as Observation;
-  return { o: { signal: abort.signal, abort, cancelOnDisconnect: true, logger, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done, lines };
+  return { o: { signal: abort.signal, abort, cancelOnDisconnect: true, logger, era: 'modern' as const, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done, lines };
 }
 
 describe('dispatch', () => {

@@ -10,11 +10,13 @@ import type { Call } from '../jsonrpc/call.ts';
 import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
 import type { Logger } from '../logger.ts';
+import type { Era } from '../upstream/upstream.ts';
 import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import type { HttpReply, TextReply } from './http-io.ts';
+import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
@@ -65,6 +67,9 @@ export interface DispatchOptions {
   headers?: Record<string, string>;
   /** Where exceptions inside the gateway are reported (the client is not told them). */
   logger: Logger;
+  /** The client's era, and the log level it asked for (request-notifications.ts). */
+  era: Era;
+  logLevel?: string;
   onDone?: () => void;
   /** Legacy sessions whose client can answer requests on the stream (elicitation). */
   asker?: { requests: ClientRequests; sessionId: string };
@@ -112,7 +117,9 @@ class Exchange {
     this.response = new Promise<HttpReply>((r) => {
       this.settle = r;
     });
-    this.notify = (n) => this.stream().send(n as unknown as JsonObject);
+    this.notify = (n) => {
+      if (relaysToClient(n, opts.era, opts.logLevel)) this.stream().send(n as unknown as JsonObject);
+    };
   }
 
   private stream(): SseStream {

@@ -190,3 +190,16 @@ it('sends each upstream its own unprefixed names', () => {
 function asRegExp(text: string | RegExp): RegExp {
   return typeof text === 'string' ? new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : text;
 }
+
+it('a legacy session that set a log level carries it to a modern upstream as _meta logLevel', async () => {
+  const client = await connectLegacyClient(gw.url);
+  try {
+    await client.setLoggingLevel('warning');
+    await client.callTool({ name: 'modern__echo', arguments: { message: 'leveled' } });
+    const sent = modern.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call').at(-1);
+    const meta = (sent?.body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+    expect(meta?.['io.modelcontextprotocol/logLevel']).toBe('warning');
+  } finally {
+    await client.close();
+  }
+});
