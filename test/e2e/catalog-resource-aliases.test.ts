@@ -4,9 +4,8 @@
 // rule written for `mem://modern/*` is walked around by reading
 // gatehouse://up/mem%3A%2F%2Fmodern%2Fonly. Reads and completions, end to end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, IDENTITY_YAML, legacySession, policyDir } from '../harness/policy-env.ts';
+import type { TestGateway } from '../harness/gateway.ts';
+import { ALICE, BOB, legacySession, startPolicyBed, type PolicyBed } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -24,27 +23,20 @@ const ALIASES = [
   'GATEHOUSE://%75p/mem%3A%2F%2Fmodern%2Fonly',
 ];
 
-let upstream: ModernUpstream;
+let bed: PolicyBed;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  gw = await startTestGateway(`
-${IDENTITY_YAML}
-policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
+  bed = await startPolicyBed(POLICY);
+  gw = bed.gw;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  await bed?.close();
 });
 
-const upstreamReads = (): number => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'resources/read').length;
-const upstreamCompletions = (): number => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'completion/complete').length;
+const upstreamReads = (): number => bed.sent('resources/read');
+const upstreamCompletions = (): number => bed.sent('completion/complete');
 
 describe('resources/read through a gatehouse:// alias', () => {
   it('hides a denied resource under every spelling, with the error of a missing one, and never reads it', async () => {

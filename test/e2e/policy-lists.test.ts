@@ -5,9 +5,8 @@
 // exist gets, in code, message, data and HTTP status (design.md §5), in both eras.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, IDENTITY_YAML, legacySession, modernCall, modernList, policyDir, toolNames, type RawReply } from '../harness/policy-env.ts';
+import type { TestGateway } from '../harness/gateway.ts';
+import { ALICE, BOB, legacySession, modernCall, modernList, startPolicyBed, toolNames, type PolicyBed, type RawReply } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -36,26 +35,19 @@ rules:
 const ALICE_TOOLS = ['up__echo', 'up__add', 'up__slow', 'up__query'];
 const BOB_TOOLS = ['up__echo'];
 
-let upstream: ModernUpstream;
+let bed: PolicyBed;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  gw = await startTestGateway(`
-${IDENTITY_YAML}
-policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
+  bed = await startPolicyBed(POLICY);
+  gw = bed.gw;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  await bed?.close();
 });
 
-const upstreamCalls = (): number => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call').length;
+const upstreamCalls = (): number => bed.sent('tools/call');
 
 describe('per-principal lists', () => {
   it('gives a modern client exactly the tools its principal may use, approve-effect ones included', async () => {

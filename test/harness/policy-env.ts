@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { modernBody, modernHeaders, postJson } from './gateway.ts';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from './gateway.ts';
 
 export const ALICE_KEY = 'gh_test_alice_0123456789abcdefghij';
 export const BOB_KEY = 'gh_test_bob_0123456789abcdefghijkl';
@@ -29,6 +30,36 @@ export function policyDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-policy-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
+}
+
+/** The usual policy test bed: the modern fixture as upstream `up`, behind a gateway with
+ * IDENTITY_YAML and `policy` as its one policy file (not watched). */
+export interface PolicyBed {
+  upstream: ModernUpstream;
+  gw: TestGateway;
+  /** How many requests of `method` the upstream has received. */
+  sent(method: string): number;
+  close(): Promise<void>;
+}
+
+export async function startPolicyBed(policy: string): Promise<PolicyBed> {
+  const upstream = await startModernUpstream({ name: 'up' });
+  const gw = await startTestGateway(`
+${IDENTITY_YAML}
+policy: { dir: "${policyDir({ '10-rules.yaml': policy })}", watch: false }
+upstreams:
+  - { name: up, url: "${upstream.url}" }
+`);
+  await gw.waitUp();
+  return {
+    upstream,
+    gw,
+    sent: (method) => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === method).length,
+    close: async () => {
+      await gw.close();
+      await upstream.close();
+    },
+  };
 }
 
 export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
