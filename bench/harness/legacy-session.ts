@@ -1,5 +1,5 @@
 // Opening a 2025-11-25 session the way a 1.x client does: `initialize`, read Mcp-Session-Id,
-// then `notifications/initialized` (digest b.1). Works against a gateway (JSON reply) and
+// then `notifications/initialized` (MCP 2026-07-28, basic/transports/streamable-http). Works against a gateway (JSON reply) and
 // against server-everything (SSE reply).
 import { LEGACY_VERSION, replyMessage } from './mcp-wire.ts';
 

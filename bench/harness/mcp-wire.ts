@@ -2,7 +2,7 @@
 // A request is described declaratively (`WireRequest`) so it can cross the IPC boundary to
 // the pinned load-generator process; each request gets a unique JSON-RPC id, and its reply
 // must carry that id and the expected result, or the run is reported FAILED.
-// Wire details: test/fixtures/SDK-NOTES.md and spec digest a/b (legacy: session header;
+// Wire details: test/fixtures/SDK-NOTES.md and MCP 2026-07-28, basic/index/b (legacy: session header;
 // modern: stateless POST with `_meta` and MCP-Protocol-Version / Mcp-Method / Mcp-Name).
 
 export const LEGACY_VERSION = '2025-11-25';

@@ -2,11 +2,11 @@
 // (or its fallback), and says what the pipeline does next: forward the call (with exactly
 // the approved params), or answer now (the MRTR question, a declined tool result). Every
 // timeout, error and cancellation fails closed: nothing is forwarded (issue: approvals).
-import type { Call } from '../jsonrpc/call.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { Call } from '../protocol/call.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { Decision } from '../policy/decision.ts';
 import type { ApprovalChannel, ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import {

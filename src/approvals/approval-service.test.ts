@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../logger.ts';
+import { createMemoryLogger } from '../telemetry/logger.ts';
 import { approvalDraft, approvalsConfig } from '../../test/harness/approvals.ts';
 import type { ApprovalRequest } from './approval.ts';
 import { createMemoryApprovalStore, type ApprovalStore } from './approval-store.ts';

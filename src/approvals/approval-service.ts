@@ -9,9 +9,9 @@
 // Forwarding the call, progress notifications and the 'user' channel's protocol are the
 // pipeline's.
 import { randomBytes } from 'node:crypto';
-import type { JsonValue } from '../jsonrpc/message.ts';
-import { err, type Result } from '../jsonrpc/result.ts';
-import type { Logger } from '../logger.ts';
+import type { JsonValue } from '../protocol/message.ts';
+import { err, type Result } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { ApprovalChannel, ApprovalDecision, ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import type { ApprovalsConfig } from './approvals-config.ts';
 import type { ApprovalStore, StoredApproval } from './approval-store.ts';

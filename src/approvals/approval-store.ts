@@ -11,7 +11,7 @@
 // holds the shared one. Infrastructure failures throw; the service turns them into fail-closed
 // outcomes.
 import type { ApprovalOutcome, ApprovalRequest } from './approval.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { createDecisionWaiters } from './decision-waiters.ts';
 
 export interface StoredApproval {

@@ -1,7 +1,7 @@
 // The contract between the pipeline and the approval machinery (issue: human approval
 // hooks). A rule with effect `approve` names an approver channel; the pipeline asks the
 // service for a decision and forwards the call only on `approved`. Everything fails closed.
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 
 export type ApprovalChannel = 'user' | 'webhook' | 'console';
 

@@ -1,12 +1,12 @@
 // The `approvals:` part of the gateway config: any input in (schema-checked here too, so a
 // test or CLI gets the same messages), a frozen, fully defaulted ApprovalsConfig out
-// (design.md house style 4). Runs after ${ENV} interpolation, so keys, the webhook secret and
+// (docs/architecture.md house style 4). Runs after ${ENV} interpolation, so keys, the webhook secret and
 // URLs are judged here, and no message ever repeats a key or secret. Mounting the schema
 // under `approvals:` and prefixing issue paths with `/approvals` is left to config/.
 import { deepFreeze } from '../config/deep-freeze.ts';
 import { durationMs, durationTooLong } from '../config/duration.ts';
 import { isHttpUrl, isSecureOrLoopback } from '../identity/http-url.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { createSchemaCheck } from '../config/schema-issues.ts';
 import { APPROVALS_CONFIG_SCHEMA, type RawApprovalsConfig } from './approvals-config-schema.ts';
 

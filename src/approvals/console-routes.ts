@@ -12,10 +12,10 @@
 // with textContent in the page, never markup. Body limits beyond the callback's own cap,
 // request ids and tracing are the HTTP ring's.
 import { Hono, type Context } from 'hono';
-import { limitBody } from '../http-body-limit.ts';
+import { limitBody } from '../http/body-limit.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { ApprovalRequest } from './approval.ts';
 import type { ApprovalsConfig, ConsoleConfig } from './approvals-config.ts';
 import type { ApprovalService, DecideError } from './approval-service.ts';

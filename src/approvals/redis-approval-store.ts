@@ -12,7 +12,7 @@
 // connection; a message can be missed while that connection is down, so waiters are
 // re-checked when it (re)connects and every `pollIntervalMs` while any are waiting.
 import type { Redis } from 'ioredis';
-import { err, ok } from '../jsonrpc/result.ts';
+import { err, ok } from '../protocol/result.ts';
 import type { ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import { DECIDED_RETENTION_MS, isClosingDecision, type ApprovalStore, type StoredApproval } from './approval-store.ts';
 import { createDecisionWaiters } from './decision-waiters.ts';

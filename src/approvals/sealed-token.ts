@@ -11,8 +11,8 @@
 // Expiry, single use and what the payload must match are the caller's: put them in the
 // payload and check them after unseal (consumeOnce in the approval store for single use).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { JsonValue } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonValue } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export const SEALED_TOKEN_PREFIX = 'gh1.';
 const IV_BYTES = 12;

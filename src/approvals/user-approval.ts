@@ -2,14 +2,14 @@
 // Modern clients (2026-07-28) that declared elicitation get an MRTR `input_required` result
 // with a form elicitation and a sealed `requestState`; the retry is verified — integrity,
 // principal, the exact call (method, name, upstream, argument digest), expiry, single use —
-// before anything is forwarded (digest e.2 rules 2 and 3). Legacy clients (2025-11-25) that
+// before anything is forwarded (MCP 2026-07-28, basic/patterns/mrtr (server rules) rules 2 and 3). Legacy clients (2025-11-25) that
 // declared elicitation are asked with an `elicitation/create` request on the call's own
 // SSE stream. Nothing reaches the upstream before "approve".
 import { createHash, randomBytes } from 'node:crypto';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
 
 export const APPROVAL_INPUT_KEY = 'io.gatehouse/approval';
@@ -43,7 +43,7 @@ export function argumentsDigest(args: JsonObject): string {
   return createHash('sha256').update(canonicalJson(args)).digest('hex');
 }
 
-/** Can this request's client be asked? Form mode, explicitly or as the `{}` default (digest e.3 rule 5). */
+/** Can this request's client be asked? Form mode, explicitly or as the `{}` default (MCP 2026-07-28, basic/patterns/mrtr (client rules) rule 5). */
 export function canElicitForm(caps: JsonObject): boolean {
   const e = caps.elicitation;
   if (!isJsonObject(e)) return false;

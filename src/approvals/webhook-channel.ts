@@ -7,11 +7,11 @@
 //     signed body only ever goes to the configured URL.
 // Every attempt carries the same `id` (the receiver's idempotency key) and a fresh signature.
 // Applying the decision, timeouts of the whole approval and auditing are the service's.
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { DEFAULT_REDACT_KEYS } from '../audit/audit-config-schema.ts';
 import { compileRedaction, redact } from '../audit/redact.ts';
 import { BUILTIN_PATTERN_NAMES } from '../audit/redact-patterns.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { ApprovalRequest } from './approval.ts';
 import type { WebhookConfig } from './approvals-config.ts';
 import { parseWireDecision, type WireDecision } from './wire-decision.ts';

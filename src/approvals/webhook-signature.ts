@@ -9,7 +9,7 @@
 // same scheme as Stripe's and Svix's webhooks, so receivers have examples to follow.
 // Pure apart from the HMAC: the clock is passed in.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export const SIGNATURE_HEADER = 'Gatehouse-Signature';
 export const SIGNATURE_SCHEME = 'v1';

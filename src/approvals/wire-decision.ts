@@ -2,7 +2,7 @@
 // click: {"decision": "approve" | "deny", "by"?: string, "reason"?: string, "id"?: string}.
 // Parsed once, strictly: anything else is refused, never read as a default (fail closed).
 // Pure.
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export const WIRE_APPROVE = 'approve';
 export const WIRE_DENY = 'deny';

@@ -1,7 +1,7 @@
 // How the pipeline turns argument and result bodies into the `arguments` / `result` fields of
 // a request record, per `audit.record` and the per-tool `audit.rules`. Compiled once from the
 // frozen config; then pure (hashing aside, no I/O).
-import type { JsonValue } from '../jsonrpc/message.ts';
+import type { JsonValue } from '../protocol/message.ts';
 import { compileGlob, type Glob } from '../policy/glob.ts';
 import type { AuditConfig } from './audit-config.ts';
 import type { BodyMode } from './audit-config-schema.ts';

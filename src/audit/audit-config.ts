@@ -1,5 +1,5 @@
 // The `audit:` part of the gateway config: any input in (it is schema-checked here too, so a
-// test or CLI gets the same messages), a frozen, fully defaulted AuditConfig out (design.md
+// test or CLI gets the same messages), a frozen, fully defaulted AuditConfig out (docs/architecture.md
 // house style 4). Regexes and JSON paths are compiled here once to report mistakes at boot;
 // the runtime compiles them again from this plain data (audit-body.ts), so the config stays
 // JSON. Mounting the schema under `audit:` and prefixing issue paths with `/audit` is left
@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { deepFreeze } from '../config/deep-freeze.ts';
 import { durationMs, durationTooLong } from '../config/duration.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { createSchemaCheck } from '../config/schema-issues.ts';
 import { DEFAULT_AUDIT_FILE } from './audit-files.ts';
 import {

@@ -18,7 +18,7 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import { listRotatedFiles, rotatedFileName } from './audit-files.ts';
 import { chainLine, checkLine, GENESIS_HEAD, parseChainLine, type ChainHead } from './hash-chain.ts';
 import { readFirstLine, readTail } from './line-reader.ts';

@@ -1,7 +1,7 @@
 // Which records `gatehouse audit query` prints. Pure: records in, yes or no out. Time bounds
 // are a half-open range [since, until). Request-only criteria (principal, tool, outcome)
 // exclude events; with time bounds only, events are included.
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { compileGlob, type Glob } from '../policy/glob.ts';
 
 export interface AuditFilterSpec {

@@ -2,7 +2,7 @@
 // up/down, quarantines, approvals). The pipeline fills it; the sink makes it durable and
 // chains it. Argument and result bodies are never put here raw: `arguments`/`result` hold
 // a digest by default, or a redacted copy where configured.
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
 
 export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied' | 'rate_limited' | 'approval_required' | 'cancelled';
 

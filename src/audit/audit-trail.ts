@@ -1,7 +1,7 @@
 // Builds the AuditTrail the pipeline writes to from the `audit:` config: the JSON Lines sink,
 // or, with `enabled: false`, a trail that accepts and forgets (and says so in stats()).
 // Wiring it into the request pipeline, and closing it on shutdown, is runtime.ts's job.
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { AuditConfig } from './audit-config.ts';
 import type { AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
 import { openJsonlSink } from './jsonl-sink.ts';

@@ -14,9 +14,9 @@
 // caught only against a hash kept elsewhere (docs/audit.md: anchoring). The line text
 // itself is exactly what chainLine builds, so verification also rejects reformatting.
 // Pure: files and their order are the caller's business (chain-verifier.ts, the sink).
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { sha256Text } from './digest.ts';
 

@@ -11,7 +11,7 @@
 // Paths are matched while the redactor walks the value, as a small NFA: a state is
 // (path, position), and each step down a member or item advances every state at once, so
 // many paths cost one walk. Parsing is at boot; matching is pure.
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export type PathSelector = { kind: 'name'; name: string } | { kind: 'index'; index: number } | { kind: 'any' };
 

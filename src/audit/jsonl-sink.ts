@@ -21,7 +21,7 @@
 // writes an `audit_gap` event saying what was lost, so recovery is itself on the record.
 // After a full queue, the same event opens the next batch. What was lost, and what a write
 // that missed its deadline but landed later takes off it: loss-ledger.ts.
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { AuditConfig } from './audit-config.ts';
 import { AuditFileWriter, type AppendResult } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';

@@ -8,7 +8,7 @@
 // pending gap; what landed is in the chain, so it comes off the pending gap, whose event then
 // counts only records that are really missing. The counters stay: they count what callers
 // were told.
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import { AuditUnavailableError, mergeGaps, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
 
 /** What a write that timed out held: a batch (gap event lines first, then records) or a probe's gap event. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../jsonrpc/message.ts';
+import type { JsonValue } from '../protocol/message.ts';
 import { DEFAULT_REDACT_KEYS } from './audit-config-schema.ts';
 import { compileRedaction, REDACTED, redact, type RedactionSpec } from './redact.ts';
 import { BUILTIN_PATTERN_NAMES, luhnValid } from './redact-patterns.ts';

@@ -6,8 +6,8 @@
 //   - patterns: inside every remaining string, matches of the value patterns are replaced
 //     (redact-patterns.ts); numbers that look like card numbers are replaced whole.
 // Pure: the input is never mutated, and compiling happens once at boot.
-import type { JsonValue } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonValue } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { compilePathSet, parseJsonPath, type PathSegment, type PathSet, type PathStates } from './json-path.ts';
 import { builtinPattern, customPattern, type BuiltinPatternName, type ValuePattern } from './redact-patterns.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Call } from '../jsonrpc/call.ts';
-import { ok } from '../jsonrpc/result.ts';
+import type { Call } from '../protocol/call.ts';
+import { ok } from '../protocol/result.ts';
 import { createAuditBodies } from './audit-body.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { digestJson } from './digest.ts';

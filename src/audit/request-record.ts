@@ -1,9 +1,9 @@
 // Builds the audit record of one request from the typed Call and its reply (pure). Bodies
 // go through the configured recording mode (digest by default, redacted or full per rule);
 // nothing from headers or credentials is ever copied in.
-import type { Reply } from '../call-handlers.ts';
-import type { Call } from '../jsonrpc/call.ts';
-import { isJsonObject, type JsonValue } from '../jsonrpc/message.ts';
+import type { Reply } from '../mcp/target-methods.ts';
+import type { Call } from '../protocol/call.ts';
+import { isJsonObject, type JsonValue } from '../protocol/message.ts';
 import type { AuditBodies } from './audit-body.ts';
 import type { AuditOutcome, RequestAuditRecord } from './audit-record.ts';
 

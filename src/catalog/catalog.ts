@@ -1,14 +1,14 @@
 // The merged catalog: fans a list out to every upstream concurrently, merges the parts
 // (merge.ts), paginates with the gateway's own signed cursors, and resolves exposed names
 // back to their upstream. One slow or dead upstream never holds the others: the fan-out
-// waits at most `listDeadlineMs`, then answers with what it has (digest d, g.4).
+// waits at most `listDeadlineMs`, then answers with what it has (MCP 2026-07-28, server/tools, g.4).
 import type { GatewayConfig } from '../config/types.ts';
 import type { HeaderParam } from '../headers/annotations.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
-import type { Logger } from '../logger.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
 import { LRUCache } from 'lru-cache';
@@ -144,7 +144,7 @@ export class Catalog {
     return view;
   }
 
-  /** Remaining freshness of the merged list: the minimum over its parts (digest g.4). */
+  /** Remaining freshness of the merged list: the minimum over its parts (README, Protocol eras: bridging). */
   private ttl(parts: readonly Part[]): number {
     const t = this.now();
     return parts.reduce((min, p) => Math.min(min, Math.max(0, p.fetchedAt + p.ttlMs - t)), parts.length ? Number.POSITIVE_INFINITY : 0);
@@ -193,7 +193,7 @@ export class Catalog {
     return ok({
       items: page,
       ttlMs: view.ttlMs,
-      // A list filtered per caller is that caller's alone: never shareable (digest d.5).
+      // A list filtered per caller is that caller's alone: never shareable (MCP 2026-07-28, server/utilities/caching).
       cacheScope: filter ? 'private' : view.cacheScope,
       ...(nextOffset !== undefined ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: nextOffset, version }) } : {}),
     });
@@ -226,7 +226,7 @@ export class Catalog {
 
   /** Exposed tool/prompt name -> upstream. Refreshes on a miss, at most once per
    * MISS_REFRESH_INTERVAL_MS: the upstream's list may have changed without telling us
-   * (digest d.5: an unexpected unknown name). Synchronous when the last view answers. */
+   * (MCP 2026-07-28, server/utilities/caching: an unexpected unknown name). Synchronous when the last view answers. */
   resolve(kind: 'tools' | 'prompts', exposed: string, authContext: string): Resolved | undefined | Promise<Resolved | undefined> {
     return this.routable(kind, exposed, authContext) ?? this.resolveFetching(kind, exposed, authContext);
   }

@@ -1,4 +1,4 @@
-// The gateway's own opaque cursors for merged lists (spec digest d.4, g.4). The gateway merges
+// The gateway's own opaque cursors for merged lists (MCP 2026-07-28, server/utilities/pagination, g.4). The gateway merges
 // whole lists and pages over the result itself, so a cursor carries only the list kind, an
 // offset and the version of the list it was cut from:
 //
@@ -12,8 +12,8 @@
 //
 // Left to others: the secret (config/, shared by replicas), mapping an error to -32602.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { JsonValue } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonValue } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export interface CursorPayload {
   kind: string;

@@ -1,5 +1,5 @@
 // The gateway's own URI form for resources whose uri collides with an earlier upstream's
-// (spec digest h: "URIs from different upstreams can collide, so a namespacing or URI-rewrite
+// (MCP 2026-07-28, server/resources and server/prompts: "URIs from different upstreams can collide, so a namespacing or URI-rewrite
 // strategy is needed"):
 //
 //   gatehouse://<encodeURIComponent(upstream)>/<encodeURIComponent(original uri)>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { gatehouseUri } from './gatehouse-uri.ts';
 import { mergeLists, type MergePart } from './merge.ts';
 

@@ -1,4 +1,4 @@
-// Merges one list kind from several upstreams into the gateway's own list (spec digest d.2,
+// Merges one list kind from several upstreams into the gateway's own list (MCP 2026-07-28, server/tools (tools/list),
 // d.5, g.4, h). Pure: takes the per-upstream pages already fetched, returns the merged list,
 // its cache hints and the index that routes an exposed key back to its upstream.
 //
@@ -8,7 +8,7 @@
 // Left to others: fetching and caching the parts (per-upstream cursors, ttl clocks),
 // paginating the result (cursor.ts), filtering by policy, logging `renames` and `skipped`,
 // and rewriting `uri` fields inside resources/read replies and resource_link blocks.
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { gatehouseUri, isGatehouseUri } from './gatehouse-uri.ts';
 import { assignNames, type Rename } from './naming.ts';
 

@@ -1,4 +1,4 @@
-// Exposed names for merged tools and prompts (design.md §5 "Tool prefix"; spec digest d.2:
+// Exposed names for merged tools and prompts (docs/architecture.md §5 "Tool prefix"; MCP 2026-07-28, server/tools (tools/list):
 // proxies that merge servers SHOULD resolve name collisions, names SHOULD be <= 128 chars).
 //
 // exposed = prefix === '' ? name : prefix + separator + name. A name over the length limit

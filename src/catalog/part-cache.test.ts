@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { ok, type Result } from '../jsonrpc/result.ts';
-import { createMemoryLogger } from '../logger.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { ok, type Result } from '../protocol/result.ts';
+import { createMemoryLogger } from '../telemetry/logger.ts';
 import type { Upstream, UpstreamRequest } from '../upstream/upstream.ts';
 import { PartCache } from './part-cache.ts';
 import { WarnOnce } from './warn-once.ts';

@@ -1,14 +1,14 @@
 // Fetches and caches one list kind of one upstream: every upstream page walked, ttlMs and
-// cacheScope honoured (digest d.5), concurrent fetches shared, and the last good copy
+// cacheScope honoured (MCP 2026-07-28, server/utilities/caching), concurrent fetches shared, and the last good copy
 // served for a while when a refresh fails (d.5: stale data MAY be served when a re-fetch
 // fails). `private` parts are keyed by the caller's authorization context, never shared.
 import { LRUCache } from 'lru-cache';
 import type { HeaderParam } from '../headers/annotations.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
-import type { Logger } from '../logger.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { CacheScope, ListKind } from './merge.ts';
 import { filterTools } from './tool-filter.ts';
@@ -56,7 +56,7 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
       return err({ kind: 'upstream_unavailable', upstream: upstream.name, reason: `${method} result has no "${field}" array` });
     }
     for (const it of list) if (isJsonObject(it)) items.push(it);
-    // Legacy upstreams send no hints: the configured listTtl stands in (digest g.3 step 3).
+    // Legacy upstreams send no hints: the configured listTtl stands in (README, Protocol eras: bridging).
     const pageTtl = typeof res.value.ttlMs === 'number' ? Math.max(0, res.value.ttlMs) : upstream.config.listTtlMs;
     ttlMs = Math.min(ttlMs, pageTtl);
     if (res.value.cacheScope === 'private') scope = 'private';

@@ -1,5 +1,5 @@
 // Which upstream serves a resources/read (or a completion ref/resource, or a subscription) for
-// a uri the client sent, and under which uri that upstream knows it (spec digest h: the
+// a uri the client sent, and under which uri that upstream knows it (MCP 2026-07-28, server/resources and server/prompts: the
 // aggregation key for resources is the uri). Pure: the index and template list come from the
 // last merge (merge.ts); nothing here fetches or caches lists.
 //

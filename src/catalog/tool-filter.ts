@@ -1,10 +1,10 @@
 // Per-upstream tool sanitation before merging (pure). Tools whose `x-mcp-header`
-// annotations are invalid are left out, as the spec requires of HTTP clients (digest c);
+// annotations are invalid are left out, as the spec requires of HTTP clients (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters);
 // tools that can only run as legacy tasks are left out because the gateway does not
-// translate tasks (digest g.3 step 3). Every drop is reported for the caller to log.
+// translate tasks (README, Protocol eras: bridging). Every drop is reported for the caller to log.
 import { scanHeaderAnnotations, type HeaderParam } from '../headers/annotations.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 
 export interface DroppedTool {
   tool: string;

@@ -1,4 +1,4 @@
-// Matching a concrete uri against an RFC 6570 uriTemplate (spec digest h: ResourceTemplate
+// Matching a concrete uri against an RFC 6570 uriTemplate (MCP 2026-07-28, server/resources and server/prompts: ResourceTemplate
 // .uriTemplate is RFC 6570), for routing resources/read to the upstream that owns a template.
 // Only "could this uri have come from this template?" is answered; variables are not extracted.
 //

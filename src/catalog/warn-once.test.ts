@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../logger.ts';
+import { createMemoryLogger } from '../telemetry/logger.ts';
 import { MAX_WARN_SCOPES, WarnOnce } from './warn-once.ts';
 
 describe('WarnOnce', () => {

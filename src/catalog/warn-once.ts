@@ -4,7 +4,7 @@
 // identical warning per request would bury everything else in the log. A condition that
 // goes away and comes back is logged again, so every change is still reported.
 import { LRUCache } from 'lru-cache';
-import type { LogFields, Logger } from '../logger.ts';
+import type { LogFields, Logger } from '../telemetry/logger.ts';
 
 /** Scopes remembered. The catalog scopes renames per caller (authorization context), so an
  * unbounded map would grow with every caller ever seen; a forgotten scope only costs its

@@ -4,7 +4,7 @@
 // is made inert before it reaches a terminal: control characters (ESC starts sequences that
 // retitle, clear or write the clipboard, ECMA-48) and bidirectional overrides (which reorder
 // what is shown, CVE-2021-42574) are written as \uXXXX escapes, as JSON would.
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

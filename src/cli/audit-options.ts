@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { DEFAULT_AUDIT_FILE, listAuditFiles } from '../audit/audit-files.ts';
 import { readLines } from '../audit/line-reader.ts';
-import { isJsonObject, type JsonObject } from '../jsonrpc/message.ts';
+import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 
 export const AUDIT_USAGE = `usage:
   gatehouse audit verify [--file NAME] FILE|DIR...

@@ -12,10 +12,10 @@ import { Catalog } from '../catalog/catalog.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import { createLogger, type LogLevel } from '../logger.ts';
+import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { compileGlobSet } from '../policy/glob.ts';
 import { formatPinsYaml, type PinnableTool } from '../policy/pins-yaml.ts';
-import { createUpstreams } from '../runtime.ts';
+import { createUpstreams } from '../app/start-gateway.ts';
 import { usageError } from './policy-options.ts';
 
 /** Whose lists the catalog fetches: nobody's in particular (upstreams never see the client). */

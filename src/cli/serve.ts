@@ -4,8 +4,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.ts';
 import { loadConfig } from '../config/load-config.ts';
-import { createLogger, type LogLevel } from '../logger.ts';
-import { startGateway } from '../runtime.ts';
+import { createLogger, type LogLevel } from '../telemetry/logger.ts';
+import { startGateway } from '../app/start-gateway.ts';
 
 export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
 

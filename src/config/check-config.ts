@@ -93,7 +93,7 @@ function checkNamesAndPrefixes(config: GatewayConfig, issues: CheckIssue[]): voi
     } else if (other === undefined) {
       byPrefix.set(u.prefix, i);
     }
-    // Prefixed names are split on the first separator (design.md section 5), so the first
+    // Prefixed names are split on the first separator (docs/architecture.md section 5), so the first
     // separator in `prefix + separator` must be the one the gateway put there.
     const split = (u.prefix + separator).indexOf(separator);
     if (split !== u.prefix.length) {

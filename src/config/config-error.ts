@@ -1,4 +1,4 @@
-// The one error type of config loading. Loading is boot-time, so it throws (design.md
+// The one error type of config loading. Loading is boot-time, so it throws (docs/architecture.md
 // house style 3); every problem found is collected first, so an operator fixes a file in
 // one pass instead of one error per restart.
 

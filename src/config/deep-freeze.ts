@@ -1,5 +1,5 @@
 // Freezes a config tree so that no runtime code can change what was validated at boot
-// (design.md house style 4). Object.freeze is shallow; this walks plain objects and arrays.
+// (docs/architecture.md house style 4). Object.freeze is shallow; this walks plain objects and arrays.
 
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

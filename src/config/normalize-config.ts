@@ -1,5 +1,5 @@
 // Turns a schema-checked, interpolated document into the fully defaulted GatewayConfig
-// (design.md house style 4). Every default lives here and in the schema's descriptions;
+// (docs/architecture.md house style 4). Every default lives here and in the schema's descriptions;
 // runtime code never sees an optional. Checks between fields are in check-config.ts.
 
 import path from 'node:path';

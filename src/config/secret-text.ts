@@ -3,7 +3,7 @@
 // same rule. Files written by `echo`, editors and secret stores end with a newline; that and
 // any other surrounding whitespace is not part of the secret. Nothing here echoes the text.
 
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',

@@ -1,4 +1,4 @@
-// The validated, fully defaulted, frozen configuration (design.md house style 4).
+// The validated, fully defaulted, frozen configuration (docs/architecture.md house style 4).
 // Produced once at boot by load-config.ts; runtime code never checks for a missing optional.
 import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
 import type { AuditConfig } from '../audit/audit-config.ts';

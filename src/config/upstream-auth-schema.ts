@@ -1,6 +1,6 @@
 // JSON Schema (2020-12) fragments of an HTTP upstream's own credentials: its `headers`
 // (static, or read from a file) and its `auth` (OAuth 2.0 client-credentials grant, RFC 6749
-// section 4.4). The gateway never forwards the client's credentials (spec digest (f) 6), so
+// section 4.4). The gateway never forwards the client's credentials (MCP 2026-07-28, basic/authorization 6), so
 // these are the only credentials an upstream ever sees. Shape only: reading the files, URL
 // checks after ${ENV} interpolation and "Authorization set twice" are in
 // upstream-credentials-config.ts.

@@ -1,5 +1,5 @@
 // An HTTP upstream's own credentials, from the schema-checked, interpolated `headers` and
-// `auth` to the normalized HttpUpstreamConfig fields (design.md house style 4), with the
+// `auth` to the normalized HttpUpstreamConfig fields (docs/architecture.md house style 4), with the
 // checks a schema cannot say. Files named here are read once at boot so that a missing or
 // unreadable secret fails the boot, naming upstream, header and file; re-reading them on
 // rotation is upstream/secret-file.ts's job. Messages never echo a secret or a file's text.

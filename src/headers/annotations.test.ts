@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, scanHeaderAnnotations } from './annotations.ts';
 
-// The spec's own example tool (digest (c), "Where it goes").
+// The spec's own example tool (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters, "Where it goes").
 const EXECUTE_SQL = {
   type: 'object',
   properties: {

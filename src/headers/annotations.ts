@@ -1,11 +1,11 @@
-// Finds and validates `x-mcp-header` annotations in a tool's inputSchema (spec digest (c),
+// Finds and validates `x-mcp-header` annotations in a tool's inputSchema (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters,
 // "Validity rules"). If any annotation is invalid the whole tool is invalid; deciding to
 // drop the tool and logging the warning is left to the catalog, which owns tool lists.
 //
 // The walk covers every keyword, not just `properties`, because rule 5 makes an annotation
 // found anywhere off a pure `properties` chain (items, oneOf, $defs behind a $ref, …) an
 // invalid one, and silently ignoring it would mirror nothing where the server expects a header.
-import { type Result, ok, err } from '../jsonrpc/result.ts';
+import { type Result, ok, err } from '../protocol/result.ts';
 import { isHeaderToken } from './header-value.ts';
 
 export const X_MCP_HEADER = 'x-mcp-header';
@@ -73,7 +73,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function resolveType(schemaType: unknown): Result<HeaderParamType, string> {
   if (schemaType === undefined) return err('has no "type" (must be string, integer or boolean)');
   // A nullable primitive (["string","null"]) is accepted: the spec does not cover type
-  // arrays, and digest (c) suggests allowing exactly one non-null allowed type.
+  // arrays, and MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters suggests allowing exactly one non-null allowed type.
   const listed = Array.isArray(schemaType) ? schemaType : [schemaType];
   const nonNull = [...new Set(listed.filter((t) => t !== 'null'))];
   const only = nonNull[0];
@@ -163,7 +163,7 @@ function visitCount(walk: Walk, pointer: string, depth: number): void {
 
 /**
  * Scans a tool's inputSchema for `x-mcp-header` annotations and checks every validity rule
- * of digest (c). Returns the header parameters sorted by name (case-insensitively, which is
+ * of MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters. Returns the header parameters sorted by name (case-insensitively, which is
  * a total order because names are unique that way), or every problem found, joined by "; ".
  */
 export function scanHeaderAnnotations(inputSchema: unknown): Result<HeaderParam[], string> {

@@ -1,8 +1,8 @@
-// Header value encoding shared by `Mcp-Name` and `Mcp-Param-*` (spec digest b.5).
+// Header value encoding shared by `Mcp-Name` and `Mcp-Param-*` (MCP 2026-07-28, basic/transports/streamable-http (header value encoding)).
 // A value goes out plain when it is safe printable ASCII, otherwise wrapped in the
 // `=?base64?…?=` sentinel. This module only converts values; which header carries which
 // value, and comparing header with body, belong to param-headers.ts.
-import { type Result, ok, err } from '../jsonrpc/result.ts';
+import { type Result, ok, err } from '../protocol/result.ts';
 
 /** Sentinel markers; lower case and case-sensitive (b.5 rule 3). */
 export const BASE64_PREFIX = '=?base64?';

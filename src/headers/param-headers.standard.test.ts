@@ -1,4 +1,4 @@
-// The standard-header half of param-headers.ts (spec digest b.4), kept apart from the
+// The standard-header half of param-headers.ts (MCP 2026-07-28, basic/transports/streamable-http (request headers)), kept apart from the
 // Mcp-Param-* tests so that each test file stays one readable size.
 import { describe, it, expect } from 'vitest';
 import { buildStandardHeaders, checkStandardHeaders, type HeaderLookup } from './param-headers.ts';

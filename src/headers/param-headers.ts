@@ -1,11 +1,11 @@
 // Builds and checks the request metadata headers of a modern (2026-07-28) POST: the standard
-// ones (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, spec digest b.4) and the
-// `Mcp-Param-*` mirrors of annotated arguments (digest (c)). Pure: header lookup is passed
+// ones (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, MCP 2026-07-28, basic/transports/streamable-http (request headers)) and the
+// `Mcp-Param-*` mirrors of annotated arguments (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters). Pure: header lookup is passed
 // in as a function, and errors are returned as messages that the caller wraps as
 // `{ kind: 'header_mismatch' }` (400 + -32020). Header count/size limits, forwarding of
 // unrecognised `Mcp-Param-*` headers and the choice of era are left to the transport.
-import { type Result, ok, err } from '../jsonrpc/result.ts';
-import { type JsonObject, type JsonValue, isJsonObject } from '../jsonrpc/message.ts';
+import { type Result, ok, err } from '../protocol/result.ts';
+import { type JsonObject, type JsonValue, isJsonObject } from '../protocol/message.ts';
 import { type HeaderParam } from './annotations.ts';
 import { decodeHeaderValue, encodeHeaderValue, parseLiteralHeaderValue } from './header-value.ts';
 
@@ -56,7 +56,7 @@ function readArgument(args: JsonObject | undefined, path: readonly string[]): Js
   return node;
 }
 
-/** Checks a present, non-null argument against the annotated type (digest (c) rule 4). */
+/** Checks a present, non-null argument against the annotated type (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters rule 4). */
 function typedArgument(param: HeaderParam, value: JsonValue): Result<HeaderParamValue, string> {
   const where = `argument ${describePath(param)} for ${paramHeaderName(param)}`;
   switch (param.type) {
@@ -65,7 +65,7 @@ function typedArgument(param: HeaderParam, value: JsonValue): Result<HeaderParam
     case 'boolean':
       return typeof value === 'boolean' ? ok(value) : err(`${where} must be a boolean, got ${JSON.stringify(value)}`);
     case 'integer':
-      // Integers must lie in the IEEE-754 safe range; digest (c) suggests refusing the rest.
+      // Integers must lie in the IEEE-754 safe range; MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters suggests refusing the rest.
       return typeof value === 'number' && Number.isSafeInteger(value)
         ? ok(value)
         : err(`${where} must be an integer within ±(2^53-1), got ${JSON.stringify(value)}`);
@@ -91,7 +91,7 @@ export function extractParamValues(params: readonly HeaderParam[], args: JsonObj
 
 /**
  * Computes the `Mcp-Param-*` headers for an outbound call from the tool's scanned
- * annotations (digest (c), "Building the request"). Absent or null arguments get no header.
+ * annotations (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters, "Building the request"). Absent or null arguments get no header.
  */
 export function buildParamHeaders(params: readonly HeaderParam[], args: JsonObject | undefined): Result<Record<string, string>, string> {
   const headers: Record<string, string> = {};
@@ -134,7 +134,7 @@ function headerMatches(param: HeaderParam, decoded: string, body: HeaderParamVal
 }
 
 /**
- * Server-side check of `Mcp-Param-*` against the body (digest (c), "Server side"):
+ * Server-side check of `Mcp-Param-*` against the body (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters, "Server side"):
  * a present, non-null argument needs its header with an equal value; an absent or null one
  * must come without it. Returns the typed values keyed by header name (`Mcp-Param-Region`),
  * for the call record used by policy and audit. Headers for names the schema does not

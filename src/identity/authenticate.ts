@@ -1,12 +1,12 @@
 // The identity ring: request headers in, a Principal or a ready-to-send failure out. The
-// gateway is an OAuth 2.1 resource server (digest (f)): 401 with a Bearer challenge pointing
+// gateway is an OAuth 2.1 resource server (MCP 2026-07-28, basic/authorization): 401 with a Bearer challenge pointing
 // at its protected resource metadata when credentials are missing or bad, 403
 // insufficient_scope when they lack a required scope, 400 when they are malformed. Mounting
 // this as HTTP middleware, and policy on what the principal may do, are left to others.
-// The token is never logged, echoed or forwarded upstream (digest (f) 6).
+// The token is never logged, echoed or forwarded upstream (MCP 2026-07-28, basic/authorization 6).
 
 import { deepFreeze } from '../config/deep-freeze.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { looksLikeJwt, readCredential, type RequestHeaders } from './bearer-credentials.ts';
 import { principalFromClaims } from './claim-mapping.ts';
 import { keyDigest, matchKeyHash, parseKeyHash } from './hash-key.ts';
@@ -46,7 +46,7 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
     method: 'anonymous',
     authContext: 'anonymous',
   });
-  // Clients treat the challenge's scope as what this operation needs (digest (f) 2): the
+  // Clients treat the challenge's scope as what this operation needs (MCP 2026-07-28, basic/authorization 2): the
   // required scopes when there are any, else the basic ones the metadata advertises.
   const challengeScopes = config.requiredScopes.length > 0 ? config.requiredScopes : config.scopesSupported;
   const resourceMetadata = resourceMetadataUrl(config);
@@ -64,7 +64,7 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
   const withRequiredScopes = (principal: Principal): Result<Principal, AuthFailure> => {
     const missing = config.requiredScopes.filter((s) => !principal.scopes.includes(s));
     if (missing.length === 0) return ok(deepFreeze(principal));
-    // List every scope needed, not only the missing ones, so a client asks once (digest (f) 3).
+    // List every scope needed, not only the missing ones, so a client asks once (MCP 2026-07-28, basic/authorization 3).
     return err(fail(403, 'insufficient_scope', `this resource needs the scopes: ${config.requiredScopes.join(' ')}`, config.requiredScopes));
   };
 

@@ -1,6 +1,6 @@
 // Finds the credential in a request's headers, without judging it: `Authorization: Bearer`
 // (RFC 6750 section 2.1, the only bearer method the gateway accepts; tokens in the query
-// string are never read, digest (f) 7) or `X-API-Key`. Pure; the token never appears in a
+// string are never read, MCP 2026-07-28, basic/authorization 7) or `X-API-Key`. Pure; the token never appears in a
 // description, so nothing downstream can log or echo it by accident.
 
 export const API_KEY_HEADER = 'x-api-key';

@@ -3,8 +3,8 @@
 // namespaced claims are URLs full of dots (Auth0: "https://example.com/roles") while
 // Keycloak nests roles (realm_access.roles).
 
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { JwtConfig } from './jwt-config.ts';
 import type { Principal } from './principal.ts';
 
@@ -43,7 +43,7 @@ export function principalFromClaims(claims: JsonObject, config: JwtConfig): Resu
     claims,
     method: 'jwt',
     // The issuer is the configured one (verified exactly), so this names one authorization
-    // context per user of one authorization server (digest d.5: `private` cache keys).
+    // context per user of one authorization server (MCP 2026-07-28, server/utilities/caching: `private` cache keys).
     authContext: `jwt:${config.issuer}:${subject}`,
   });
 }

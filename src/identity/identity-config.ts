@@ -1,5 +1,5 @@
 // The `identity:` part of the gateway config: schema-checked, ${ENV}-interpolated input in,
-// a frozen, fully defaulted IdentityConfig out (design.md house style 4). Files it names (API
+// a frozen, fully defaulted IdentityConfig out (docs/architecture.md house style 4). Files it names (API
 // keys, JWKS) are read here, once, at boot. Checks a schema cannot say live here and in
 // jwt-config.ts: which key source the pinned algorithms need, secret length, duplicate keys.
 // Mounting the schema under `identity:` and prefixing issue paths with `/identity` is left to
@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { deepFreeze } from '../config/deep-freeze.ts';
 import { toPointer } from '../config/config-error.ts';
 import { createSchemaCheck } from '../config/schema-issues.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { parseKeyHash } from './hash-key.ts';
 import { isHttpUrl } from './http-url.ts';
 import { IDENTITY_CONFIG_SCHEMA, type RawApiKey, type RawIdentityConfig } from './identity-config-schema.ts';
@@ -57,7 +57,7 @@ export interface ApiKeyConfig {
 // over any input and a standalone caller (a test, a CLI) gets the same messages.
 const checkIdentitySchema = createSchemaCheck(IDENTITY_CONFIG_SCHEMA);
 
-// Refresh tokens are between client and authorization server; digest (f) 2: a resource
+// Refresh tokens are between client and authorization server; MCP 2026-07-28, basic/authorization 2: a resource
 // SHOULD NOT ask for or advertise offline_access.
 const OFFLINE_ACCESS = 'offline_access';
 

@@ -8,7 +8,7 @@ import type { JSONWebKeySet, JWK } from 'jose';
 import { parse as parseYaml } from 'yaml';
 import { createSchemaCheck } from '../config/schema-issues.ts';
 import { API_KEY_LIST_SCHEMA, type RawApiKey } from './identity-config-schema.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export type ReadFile = (file: string) => string;
 

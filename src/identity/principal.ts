@@ -1,7 +1,7 @@
 // Who is calling: built once per request by the identity ring (API key or OAuth bearer JWT,
 // or the configured anonymous principal) and carried on the Call. Policy rules match on
-// subject, groups and raw claims; `authContext` keys `private` caches (digest d.5).
-import type { JsonObject } from '../jsonrpc/message.ts';
+// subject, groups and raw claims; `authContext` keys `private` caches (MCP 2026-07-28, server/utilities/caching).
+import type { JsonObject } from '../protocol/message.ts';
 
 export interface Principal {
   /** Stable identifier: the JWT `sub`, or the API key's configured subject. */

@@ -1,6 +1,6 @@
 // OAuth 2.0 Protected Resource Metadata (RFC 9728) for the MCP endpoint: the document, and
 // where it lives. MCP clients find it from the `resource_metadata` parameter of a 401, or at
-// the well-known URIs, path-inserted first and then at the root (digest (f) 1); the gateway
+// the well-known URIs, path-inserted first and then at the root (MCP 2026-07-28, basic/authorization 1); the gateway
 // serves both. Pure: mounting the routes is left to the HTTP app.
 
 import type { IdentityConfig } from './identity-config.ts';
@@ -13,7 +13,7 @@ export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers: string[];
   scopes_supported?: string[];
-  /** Tokens only in the Authorization header (RFC 6750 section 2.1; digest (f) 7). */
+  /** Tokens only in the Authorization header (RFC 6750 section 2.1; MCP 2026-07-28, basic/authorization 7). */
   bearer_methods_supported: ['header'];
 }
 

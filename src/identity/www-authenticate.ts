@@ -1,5 +1,5 @@
 // The `WWW-Authenticate: Bearer ...` challenge of 400/401/403 answers (RFC 6750 section 3,
-// with the RFC 9728 section 5.1 `resource_metadata` parameter; digest (f) 2-3). Pure: the
+// with the RFC 9728 section 5.1 `resource_metadata` parameter; MCP 2026-07-28, basic/authorization 2-3). Pure: the
 // authenticator decides what to say, this only says it in a form every client parses.
 
 export const BEARER_SCHEME = 'Bearer';
@@ -13,7 +13,7 @@ export interface Challenge {
   description?: string;
   /** RFC 9728 metadata URL; omitted when the gateway has no authorization server to point to. */
   resourceMetadata?: string;
-  /** Every scope the request needs, in one challenge (digest (f) 3); omitted when empty. */
+  /** Every scope the request needs, in one challenge (MCP 2026-07-28, basic/authorization 3); omitted when empty. */
   scopes: readonly string[];
 }
 

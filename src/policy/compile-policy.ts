@@ -11,7 +11,7 @@ import type { ConfigIssue } from '../config/config-error.ts';
 import { deepFreeze } from '../config/deep-freeze.ts';
 import type { PositionLookup } from '../config/source-position.ts';
 import type { Principal } from '../identity/principal.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { Decision, Effect, PolicyAction, PolicyEngine } from './decision.ts';
 import { ARGUMENTS_AJV_OPTIONS, compileRule, type CompiledRule } from './compile-rule.ts';
 import { decideAction, type DecideContext, type DefaultEffect } from './decide-action.ts';

@@ -8,7 +8,7 @@ import { linearRegExp } from '../validation/linear-regexp.ts';
 import type { ConfigIssue } from '../config/config-error.ts';
 import { durationMs, durationTooLong } from '../config/duration.ts';
 import type { PositionLookup } from '../config/source-position.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { Effect, RateLimitRef } from './decision.ts';
 import { compileGlobSet, type GlobSet } from './glob.ts';
 import type { ClaimValue, RawPrincipalMatch, RawRateLimit, RawRule } from './policy-schema.ts';

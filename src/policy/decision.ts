@@ -4,7 +4,7 @@
 // drift apart (issue: identity and policy).
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderParamValue } from '../headers/param-headers.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 
 export type Effect = 'allow' | 'deny' | 'approve';
 

@@ -1,16 +1,16 @@
 // Applies the live policy to the pipeline: which listed items a principal sees, and whether
 // a call may go on (deny / approve / allow, tool pins, rate limits). Hidden, denied and
 // quarantined items get exactly the error an unknown one gets, so policy never leaks
-// through error messages (design.md §5); only `approve` shows policy to the client.
+// through error messages (docs/architecture.md §5); only `approve` shows policy to the client.
 import type { ListFilter } from '../catalog/catalog.ts';
 import type { ItemOrigin, ListKind } from '../catalog/merge.ts';
 import type { HeaderParamValue } from '../headers/param-headers.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind, Decision, PolicyAction, RateLimitRef } from './decision.ts';
 import type { PolicyRuntime } from './policy-runtime.ts';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config-error.ts';
-import { err, type Result } from '../jsonrpc/result.ts';
+import { err, type Result } from '../protocol/result.ts';
 import { PolicyError } from './policy-error.ts';
 import { compilePolicy, type CompiledPolicy, type CompileOptions, type LoadedPolicyFile, type PolicyIssue } from './compile-policy.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';

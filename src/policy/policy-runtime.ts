@@ -4,7 +4,7 @@
 // running. Listeners learn of every swap (to tell clients whose lists changed).
 import { watch, type FSWatcher } from 'node:fs';
 import { formatIssue } from '../config/config-error.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import { loadPolicyDir, readPolicySources, tryParsePolicyFiles } from './load-policy.ts';
 

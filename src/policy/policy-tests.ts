@@ -6,8 +6,8 @@
 import type { ConfigIssue } from '../config/config-error.ts';
 import type { PositionLookup } from '../config/source-position.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind, PolicyAction } from './decision.ts';
 import { createSchemaCheck } from '../config/schema-issues.ts';

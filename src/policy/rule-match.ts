@@ -1,7 +1,7 @@
 // The condition checks of one compiled rule, shared by decide() and explain(). Each takes
 // data and returns a boolean; the order of use (cheap first, ajv last) is the caller's.
 
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { ActionKind, PolicyAction } from './decision.ts';
 import type { GlobSet } from './glob.ts';

@@ -6,7 +6,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { ConfigIssue } from '../config/config-error.ts';
 import type { SchemaIssue } from '../config/schema-issues.ts';
 import { createPositionLookup, type PositionLookup } from '../config/source-position.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export interface YamlSource {
   /** The file as the operator named it, for messages. */

@@ -7,7 +7,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import type { Logger } from '../logger.ts';
+import type { Logger } from './logger.ts';
 import type { TraceExportSettings } from './otel-env.ts';
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof OtlpJsonExporter>[0]>;

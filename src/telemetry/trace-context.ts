@@ -1,5 +1,5 @@
 // W3C Trace Context in and out of the two carriers MCP has: HTTP headers, and the request's
-// `params._meta` (spec digest a.2: `traceparent`/`tracestate`/`baggage` are reserved
+// `params._meta` (MCP 2026-07-28, basic/index (request _meta): `traceparent`/`tracestate`/`baggage` are reserved
 // unprefixed `_meta` keys; OpenTelemetry MCP conventions, "Context propagation").
 // No global propagator is registered: the W3C propagator is used directly, so nothing here
 // depends on process-wide OpenTelemetry state. Baggage is neither read nor written: it is
@@ -16,7 +16,7 @@ import {
 } from '@opentelemetry/api';
 import { TRACE_PARENT_HEADER, TRACE_STATE_HEADER, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { HeaderLookup } from '../headers/param-headers.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 
 /** Either the pipeline's header lookup function or a WHATWG `Headers`-like object. */
 export type HeaderSource = HeaderLookup | { get(name: string): string | null | undefined };

@@ -17,7 +17,7 @@ import {
   type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { Logger } from '../logger.ts';
+import type { Logger } from './logger.ts';
 import { readTracingSettings, type EnvSource, type SamplerSettings } from './otel-env.ts';
 import { startRequestSpan, type RequestSpan, type RequestSpanInput } from './request-span.ts';
 import { createSpanExporter, redactUrl } from './span-exporter.ts';

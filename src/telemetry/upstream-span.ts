@@ -1,6 +1,6 @@
 // The CLIENT span of one call from the gateway to an upstream, child of the request span,
 // and the propagation of its context to the upstream in both carriers: the HTTP headers and
-// the upstream request's `params._meta` (spec digest a.2; OpenTelemetry MCP conventions,
+// the upstream request's `params._meta` (MCP 2026-07-28, basic/index (request _meta); OpenTelemetry MCP conventions,
 // "Context propagation"). The upstream sees this span as its parent, so one trace runs
 // client -> gateway -> upstream.
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
@@ -10,7 +10,7 @@ import {
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
 } from '@opentelemetry/semantic-conventions';
-import type { RequestId } from '../jsonrpc/message.ts';
+import type { RequestId } from '../protocol/message.ts';
 import * as sc from './mcp-semconv.ts';
 import { McpSpan, setIf, setTargetAttributes, targetName, type McpTransport, type SpanTarget, type TracedSpan } from './mcp-span.ts';
 import { traceFieldsOf, type TraceCarriers, type TraceFields } from './trace-context.ts';

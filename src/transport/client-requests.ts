@@ -3,10 +3,10 @@
 // POSTs in the same session. In memory: a legacy client's answer must reach the replica that
 // asked (sticky sessions), as the digest's bridging notes say (g.2 step 4).
 import { randomUUID } from 'node:crypto';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonRpcResponse } from '../jsonrpc/message.ts';
-import { isErrorResponse } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcResponse } from '../protocol/message.ts';
+import { isErrorResponse } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 interface Waiter {
   resolve(r: Result<JsonObject, GatewayError>): void;

@@ -1,8 +1,8 @@
 // Shapes a result for the era the client speaks (pure). Modern results always carry
-// `resultType` and the gateway's serverInfo (digest a.4, a.2); legacy results carry none of
-// the modern-only fields, and nothing the 2025-11-25 schema would reject (digest g.2 step 3).
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+// `resultType` and the gateway's serverInfo (MCP 2026-07-28, basic/index (resultType), a.2); legacy results carry none of
+// the modern-only fields, and nothing the 2025-11-25 schema would reject (README, Protocol eras: bridging).
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import { META_SERVER_INFO, type Era } from '../upstream/upstream.ts';
 
 export const GATEWAY_SERVER_INFO: JsonObject = { name: 'gatehouse', title: 'Gatehouse MCP gateway', version: '0.1.0' };

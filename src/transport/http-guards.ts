@@ -1,8 +1,8 @@
-// Checks every request passes before any JSON is parsed (digest b.1, b.4 suggested order):
+// Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http, b.4 suggested order):
 // Origin (403, DNS-rebinding defence), header count and size (431); the body's size (413) is
 // checked as it is read (http-io.ts).
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

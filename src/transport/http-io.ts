@@ -4,8 +4,8 @@
 // does), its body read under a limit, and the moment its client goes away; a reply is a
 // status with an optional text body, or an SSE stream (sse-stream.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { onClientGone } from './client-gone.ts';
 import { SseStream } from './sse-stream.ts';
 

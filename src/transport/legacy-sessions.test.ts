@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { LegacySessions, MAX_CLIENT_STATE_BYTES, SESSION_MAX_LIFETIME_MS, sealedOwner } from './legacy-sessions.ts';
 
 const open: LegacySessions[] = [];

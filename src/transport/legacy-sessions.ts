@@ -1,14 +1,14 @@
 // Legacy (2025-11-25) sessions. The session's state (negotiated version, client
 // capabilities and info) travels sealed inside the Mcp-Session-Id itself (AES-256-GCM), so
-// any replica sharing the secret can serve any request (design.md §5). What a replica keeps
+// any replica sharing the secret can serve any request (docs/architecture.md §5). What a replica keeps
 // in memory is only what cannot travel: open GET streams, the log level, deletions and
 // idle times, and only for ids that have been used: initialize itself leaves nothing behind.
 // An id that does not unseal, was deleted, or sat idle too long gets 404.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 export interface LegacySession {
   id: string;

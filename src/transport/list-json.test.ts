@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 

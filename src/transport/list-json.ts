@@ -3,8 +3,8 @@
 // new list version brings new objects), so a warm 1,000-tool list costs a join of cached
 // strings, not a JSON.stringify of every tool on every request. The era's shaping of an
 // item (era-result.ts) is applied before its text is cached, once per era.
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import type { Era } from '../upstream/upstream.ts';
 import { legacyTool, shapeResult } from './era-result.ts';
 

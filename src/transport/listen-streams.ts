@@ -1,9 +1,9 @@
 // Long-lived notification streams: modern `subscriptions/listen` (acknowledgement first,
-// only what was asked for, every message tagged with the subscription id — digest d.6)
+// only what was asked for, every message tagged with the subscription id — MCP 2026-07-28, basic/patterns/subscriptions)
 // and the legacy session GET stream (2025-11-25).
 import type { Principal } from '../identity/principal.ts';
-import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../upstream/upstream.ts';
 import type { LegacySession } from './legacy-sessions.ts';
 import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier } from './notifier.ts';

@@ -1,20 +1,20 @@
-// The /mcp endpoint, serving both live eras on one URL (digest a.3, design.md §2): a POST
+// The /mcp endpoint, serving both live eras on one URL (MCP 2026-07-28, basic/versioning, docs/architecture.md §2): a POST
 // with `initialize` or a known Mcp-Session-Id is 2025-11-25 (legacy, sessions); any other
 // POST is 2026-07-28 (modern, stateless, checked per request). GET and DELETE exist only
 // for legacy sessions.
 import type { GatewayConfig } from '../config/types.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { Call } from '../jsonrpc/call.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { Observer } from '../observer.ts';
-import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../gateway.ts';
+import type { Call } from '../protocol/call.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { Observer } from '../http/observer.ts';
+import { ALL_SUPPORTED_VERSIONS, SUPPORTED_LEGACY_VERSIONS, SUPPORTED_MODERN_VERSIONS, type Gateway } from '../mcp/method-table.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../jsonrpc/message.ts';
-import { isJsonObject, isNotification, isRequest, isResponse } from '../jsonrpc/message.ts';
-import { parseMessage } from '../jsonrpc/parse.ts';
-import { ok } from '../jsonrpc/result.ts';
-import type { Logger } from '../logger.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/message.ts';
+import { isJsonObject, isNotification, isRequest, isResponse } from '../protocol/message.ts';
+import { parseMessage } from '../protocol/parse.ts';
+import { ok } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import { LEGACY_VERSION, META_LOG_LEVEL } from '../upstream/upstream.ts';
 import { ClientRequests } from './client-requests.ts';
 import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
@@ -91,7 +91,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     const headers: HeaderLookup = req.header;
     const session = lookupSession(req, principal);
     if (isRefusal(session)) {
-      // Only a known session id selects legacy (digest b.4 era dispatch). A stale one on a
+      // Only a known session id selects legacy (MCP 2026-07-28, basic/transports/streamable-http (request headers) era dispatch). A stale one on a
       // request that names a modern version is ignored, as 2026-07-28 servers do (b.6); any
       // other request with an unknown id gets 2025-11-25's 404, which tells it to re-initialize.
       if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) return session;
@@ -161,7 +161,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
         // The answer to a request the gateway sent on a call's stream (elicitation).
         clientRequests.answer(session.id, msg);
       }
-      // Responses to server requests and other notifications are accepted (202, digest b.2).
+      // Responses to server requests and other notifications are accepted (202, MCP 2026-07-28, basic/transports/streamable-http (responses)).
       return emptyReply(202);
     }
     if (msg.method === 'initialize') {
@@ -179,7 +179,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     calls.set(msg.id, abort);
     const id = msg.id;
     const inSession = calls;
-    // Legacy: a disconnect is not a cancel (digest b.3); only notifications/cancelled is.
+    // Legacy: a disconnect is not a cancel (MCP 2026-07-28, basic/patterns/cancellation); only notifications/cancelled is.
     return dispatch(
       gateway,
       {
@@ -226,7 +226,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
     if (!admitted.ok) return refuse(observeInfo, admitted.error, msg.id, true);
     const observation = observer.begin({ method: msg.method, era: 'modern', rpcId: msg.id, headers, meta: observeInfo.meta, protocolVersion: checked.value.protocolVersion });
     const abort = new AbortController();
-    // Modern: closing the stream IS the cancellation (digest b.3).
+    // Modern: closing the stream IS the cancellation (MCP 2026-07-28, basic/patterns/cancellation).
     req.onAbort(() => abort.abort());
     const meta = checked.value;
     return dispatch(
@@ -256,7 +256,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest) => Pro
   return async (req: HttpRequest): Promise<HttpReply> => {
     const blocked = guard(req);
     if (blocked) return blocked;
-    // Identity comes before anything is parsed (digest b.4 suggested order).
+    // Identity comes before anything is parsed (MCP 2026-07-28, basic/transports/streamable-http (request headers) suggested order).
     const auth = await deps.authenticate(req.headers);
     if (!auth.ok) {
       const f = auth.error;

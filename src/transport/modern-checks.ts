@@ -1,14 +1,14 @@
-// The inbound checks of a 2026-07-28 request, in the order of digest b.4: version header
+// The inbound checks of a 2026-07-28 request, in the order of MCP 2026-07-28, basic/transports/streamable-http (request headers): version header
 // present (-32020) -> version supported (-32022) -> required _meta keys (-32602/400) ->
 // headers equal the body (-32020). The method check (-32601/404) follows in the endpoint.
 // The optional reserved keys are typed too (RequestMetaObject in the 2026-07-28 schema): a
 // malformed one is -32602 here (a.6 names "bad logLevel"), not something each upstream era
 // would judge differently (a legacy upstream never sees them, a modern one rejects them).
 import { checkStandardHeaders, type HeaderLookup } from '../headers/param-headers.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonRpcRequest } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
-import { err, ok, type Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../upstream/upstream.ts';
 
 export interface ModernMeta {

@@ -1,6 +1,6 @@
 // Delivers change notifications to the clients listening for them: modern clients on
 // `subscriptions/listen` streams (only what each asked for, tagged with its subscription
-// id — digest d.6), legacy clients on their session's GET stream. A legacy session may hold
+// id — MCP 2026-07-28, basic/patterns/subscriptions), legacy clients on their session's GET stream. A legacy session may hold
 // several GET streams, but each message goes to only one of them (2025-11-25 transport: the
 // server MUST NOT broadcast a message across streams): the most recently opened one still
 // open, which is the one its client most likely still reads.

@@ -1,5 +1,5 @@
 // Which of an upstream's notifications about one request reach the client that made it,
-// on that request's response stream (digest b.2, g.1, g.3 step 6):
+// on that request's response stream (MCP 2026-07-28, basic/transports/streamable-http (responses), g.1, g.3 step 6):
 // - `notifications/message` (logging) only at or above the level the client asked for: a
 //   2026-07-28 request opts in per request with `_meta["io.modelcontextprotocol/logLevel"]`,
 //   and without it gets none; a 2025-11-25 session sets a level with `logging/setLevel`,
@@ -8,7 +8,7 @@
 //   messages), never a 2025-only notification (`notifications/elicitation/complete`,
 //   `notifications/tasks/status`, ...) relayed from a legacy upstream;
 // - everything else passes as it came.
-import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../jsonrpc/message.ts';
+import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
 import { META_LOG_LEVEL, type Era } from '../upstream/upstream.ts';
 
 /** RFC 5424 severities, least severe first (LoggingLevel in both eras' schemas). */
@@ -27,7 +27,7 @@ export function relaysToClient(n: JsonRpcNotification, era: Era, logLevel: strin
 }
 
 /** A 2025-11-25 request's params carrying its session's log level in `_meta`, as a modern
- * upstream takes it (digest g.2 step 2); unchanged without a level or when one is there. */
+ * upstream takes it (README, Protocol eras: bridging); unchanged without a level or when one is there. */
 export function withSessionLogLevel(params: JsonObject, level: string | undefined): JsonObject {
   if (level === undefined) return params;
   const meta = isJsonObject(params._meta) ? params._meta : {};

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Gateway } from '../gateway.ts';
+import type { Gateway } from '../mcp/method-table.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
-import { createMemoryLogger } from '../logger.ts';
-import type { Observation, Observer } from '../observer.ts';
+import { createMemoryLogger } from '../telemetry/logger.ts';
+import type { Observation, Observer } from '../http/observer.ts';
 import { dispatch } from './respond.ts';
 
 const gateway: Gateway = {

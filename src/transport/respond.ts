@@ -1,19 +1,19 @@
 // Turns the gateway's reply into an HTTP response. A request answers with plain JSON unless
 // a notification (progress, log) for it arrives first: then the response becomes an SSE
 // stream at that moment, the notification and everything after it are relayed as they come,
-// and the final response closes it (digest b.2). Errors found before anything was streamed
+// and the final response closes it (MCP 2026-07-28, basic/transports/streamable-http (responses)). Errors found before anything was streamed
 // keep their HTTP status (400 for -32020 etc.). A cancelled request gets no answer. A failure
 // inside the gateway is logged; the client gets a fixed message, never the exception's own
 // (it can name paths, addresses, library internals).
-import type { Gateway, Reply } from '../gateway.ts';
-import type { Call } from '../jsonrpc/call.ts';
-import { mapError, type GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/message.ts';
-import type { Logger } from '../logger.ts';
+import type { Gateway, Reply } from '../mcp/method-table.ts';
+import type { Call } from '../protocol/call.ts';
+import { mapError, type GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcNotification, RequestId } from '../protocol/message.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import type { Era } from '../upstream/upstream.ts';
 import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
-import type { Observation, Observer } from '../observer.ts';
+import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import type { HttpReply, TextReply } from './http-io.ts';
 import { relaysToClient } from './request-notifications.ts';
@@ -174,7 +174,7 @@ class Exchange {
     if (opts.signal.aborted) {
       // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
       // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
-      // NOT send a response"; digest b.3: "MUST NOT send anything more"), and the abort error
+      // NOT send a response"; MCP 2026-07-28, basic/patterns/cancellation: "MUST NOT send anything more"), and the abort error
       // the upstream call ended with is not the client's news. The POST still needs an HTTP
       // response, so it gets an SSE stream that ends without one.
       if (observer && observation) await observer.finish(full, 'cancelled', observation);

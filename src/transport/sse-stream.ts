@@ -1,5 +1,5 @@
 // A server-sent-events response the gateway writes to as messages arrive: one JSON-RPC
-// message per event's data (digest b.2), `X-Accel-Buffering: no` so proxies do not hold it,
+// message per event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)), `X-Accel-Buffering: no` so proxies do not hold it,
 // comment lines as keep-alives on long-lived streams. A stream can be written to before it
 // is attached to its HTTP response (a call's first notification decides that the reply is a
 // stream); what was sent meanwhile is written, in order, when it is attached.
@@ -11,7 +11,7 @@
 // modern call is cancelled upstream and a listen stream stops listening. A message is never
 // cut: the check comes before each write, so the final reply, however large, is written whole.
 import type { ServerResponse } from 'node:http';
-import type { JsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { onClientGone } from './client-gone.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -28,7 +28,7 @@ export interface SseOptions {
   keepAliveMs?: number;
   /** Unsent bytes past which a stream whose client does not read is dropped; SSE_MAX_UNSENT_BYTES by default. */
   maxUnsentBytes?: number;
-  /** The client went away before the stream was closed: for HTTP that is the cancellation (digest b.3). */
+  /** The client went away before the stream was closed: for HTTP that is the cancellation (MCP 2026-07-28, basic/patterns/cancellation). */
   onCancel?: () => void;
 }
 

@@ -1,8 +1,8 @@
-// Pure era bridging for the upstream side (spec digest g.2 step 2, g.3 step 3).
+// Pure era bridging for the upstream side (README, Protocol eras: bridging, g.3 step 3).
 // Modern upstreams get the per-request _meta keys; legacy upstreams get none of the
 // reserved io.modelcontextprotocol/* keys (progressToken, trace and custom keys stay).
-import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import {
   LEGACY_VERSION,
   META_CLIENT_CAPABILITIES,
@@ -93,7 +93,7 @@ export function identityFromInitialize(result: JsonObject): UpstreamIdentity {
 }
 
 /**
- * Is this error from a server that speaks the modern era (spec digest b.7)? A recognised
+ * Is this error from a server that speaks the modern era (MCP 2026-07-28, basic/versioning (backwards compatibility))? A recognised
  * modern error means "modern: fix the request", anything else means "fall back to legacy".
  */
 export function isModernError(e: JsonRpcErrorObject | undefined): boolean {

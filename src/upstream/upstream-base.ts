@@ -1,9 +1,9 @@
 // What every upstream shares whatever its transport: status, identity, event listeners.
 import type { UpstreamConfig } from '../config/types.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonRpcNotification } from '../jsonrpc/message.ts';
-import type { Result } from '../jsonrpc/result.ts';
-import type { Logger } from '../logger.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import type { Result } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 import { eventFromNotification } from './era-shape.ts';
 import type { Era, Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from './upstream.ts';
 

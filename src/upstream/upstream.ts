@@ -2,9 +2,9 @@
 // stdio) and era (2026-07-28 "modern" or 2025-11-25 "legacy"). Era bridging of the request
 // itself (_meta shape, sessions, headers) happens behind this interface.
 import type { UpstreamConfig } from '../config/types.ts';
-import type { GatewayError } from '../jsonrpc/errors.ts';
-import type { JsonObject, JsonRpcNotification } from '../jsonrpc/message.ts';
-import type { Result } from '../jsonrpc/result.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import type { Result } from '../protocol/result.ts';
 
 export type Era = 'modern' | 'legacy';
 

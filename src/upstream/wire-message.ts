@@ -1,8 +1,8 @@
 // A JSON-RPC message from the text an upstream sent (a JSON body or one SSE event's data),
 // parsed once. Empty data is no message and costs nothing: SDK 1.x servers open every SSE
 // stream with a priming event whose data is empty (it carries only an id for resumption).
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../jsonrpc/message.ts';
-import { isJsonObject } from '../jsonrpc/message.ts';
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
 
 const OPEN_BRACE = 123;
 

@@ -1,7 +1,7 @@
 // Validates tool arguments against `inputSchema` and structured results against
 // `outputSchema`. Each schema is compiled once and cached on the schema object itself
 // (tool definitions are immutable once cached by the catalog), so the hot path never
-// compiles. Dialects: 2020-12 by default, draft-07 when `$schema` says so (digest d.2);
+// compiles. Dialects: 2020-12 by default, draft-07 when `$schema` says so (MCP 2026-07-28, server/tools (tools/list));
 // a schema we cannot compile (unknown dialect, unresolvable or network `$ref` — never
 // fetched) is reported once and the call is left to the upstream to judge.
 //
@@ -19,7 +19,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { JsonObject, JsonValue } from '../jsonrpc/message.ts';
+import type { JsonObject, JsonValue } from '../protocol/message.ts';
 import { linearRegExp } from './linear-regexp.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;

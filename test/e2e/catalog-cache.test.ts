@@ -1,4 +1,4 @@
-// Caching of upstream lists and the cache hints the gateway hands on (digest d.5, g.3 step 3,
+// Caching of upstream lists and the cache hints the gateway hands on (MCP 2026-07-28, server/utilities/caching, g.3 step 3,
 // g.4): a list is fetched once per upstream while fresh; the merged ttlMs is the minimum of
 // what is left of each part (a legacy part lives for the configured listTtl); one private
 // part makes the merged list private; ttlMs 0 upstream means no caching at all.
@@ -82,7 +82,7 @@ upstreams:
       const res = await postJson(gw.url, modernBody(nextId++, 'tools/call', { name: `legacy__nope${i}`, arguments: {} }), modernHeaders('tools/call', `legacy__nope${i}`));
       expect(res.json.error).toMatchObject({ code: -32602, message: `Unknown tool: legacy__nope${i}` });
     }
-    // The first miss may mean the upstream changed silently (digest d.5); the rest are bounded.
+    // The first miss may mean the upstream changed silently (MCP 2026-07-28, server/utilities/caching); the rest are bounded.
     expect(count(legacy.received, 'tools/list') - before).toBe(1);
   });
 

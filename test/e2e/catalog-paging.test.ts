@@ -1,4 +1,4 @@
-// The gateway's own pagination over the merged lists (digest d.4, g.4): signed cursors, a
+// The gateway's own pagination over the merged lists (MCP 2026-07-28, server/utilities/pagination, g.4): signed cursors, a
 // deterministic order across upstreams, -32602 for a cursor that was altered, cut for
 // another list, or cut from a list that has changed since (d.5: "if a cursor stops
 // working, drop every cached page and start again").

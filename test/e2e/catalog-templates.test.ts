@@ -1,4 +1,4 @@
-// Resource templates across upstreams (digest h): reads route by RFC 6570 match in config
+// Resource templates across upstreams (MCP 2026-07-28, server/resources and server/prompts): reads route by RFC 6570 match in config
 // order, and completion refs, which name a template rather than a uri, route to the upstream
 // that listed that template, whatever its expressions ({?q}, {/path}). Next to the legacy
 // fixture, a small 2.x SDK server whose templates use query and path expressions.

@@ -1,4 +1,4 @@
-// The merged catalog's names and URIs end to end (design.md §5 "Tool prefix", digest d.2, h):
+// The merged catalog's names and URIs end to end (docs/architecture.md §5 "Tool prefix", MCP 2026-07-28, server/tools (tools/list), h):
 // default, custom and empty prefixes, a deterministic rename on collision, shortened names
 // under maxNameLength, and resource URI collisions resolved by config order. Every exposed
 // name is called through the gateway, so a name that lists but does not route fails here.

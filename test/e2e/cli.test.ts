@@ -1,6 +1,6 @@
 // The `gatehouse serve` process edge, run as a real child process: a bad config exits 2 with
 // every problem named by file, path and expectation; a good one serves until SIGTERM, then
-// exits 0 and takes its stdio children with it (design.md §1, house style 9: logs to stderr).
+// exits 0 and takes its stdio children with it (docs/architecture.md §1, house style 9: logs to stderr).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Header routing end to end (digest (c), config `route`): one upstream name over two real
+// Header routing end to end (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters, config `route`): one upstream name over two real
 // modern upstreams, the target chosen per tools/call by the decoded Mcp-Param-Region value.
 // Both client eras go through the gateway: a modern client sends its own Mcp-Param-* headers
 // (checked by the gateway), a legacy client sends none, and the gateway computes them from

@@ -1,6 +1,6 @@
 // Identity through the whole gateway: API keys and OAuth bearer JWTs in front of a real
 // upstream, the RFC 9728 metadata, 401/403 challenges, sessions bound to their principal,
-// and the client's credentials never reaching an upstream (digest f).
+// and the client's credentials never reaching an upstream (MCP 2026-07-28, basic/authorization).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';

@@ -1,6 +1,6 @@
 // A legacy (2025-11-25) client calling a tool of a modern upstream that answers
 // input_required: the gateway asks the client with elicitation/create on the call's stream
-// and retries upstream with the answer and the upstream's requestState (digest g.2 step 4).
+// and retries upstream with the answer and the upstream's requestState (README, Protocol eras: bridging).
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../fixtures/clients.ts';

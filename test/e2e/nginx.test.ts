@@ -2,7 +2,7 @@
 // of two real gateways started from gateway-eu.yaml and gateway-us.yaml (one shared session
 // secret), each fronting its own modern SDK upstream under the same name `db`. Real 2.x and
 // 1.x clients talk to nginx only. Covers the routing rules written at the top of the
-// template: region routing on Mcp-Param-Region (digest b.4, c), refusal at the edge, SSE
+// template: region routing on Mcp-Param-Region (MCP 2026-07-28, basic/transports/streamable-http (request headers), c), refusal at the edge, SSE
 // without buffering (b.2), legacy sessions through the edge and across gateways, and the
 // body and header limits. nginx must be installed: without it this file fails.
 import { randomBytes } from 'node:crypto';
@@ -204,7 +204,7 @@ describe('streaming through nginx', () => {
     expect(events[3]!.at - events[0]!.at).toBeGreaterThan(600);
   });
 
-  it('passes a client disconnect on to the upstream as cancellation (digest b.3)', async () => {
+  it('passes a client disconnect on to the upstream as cancellation (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
     const abort = new AbortController();
     const res = await fetch(nginx.url, {
       method: 'POST',

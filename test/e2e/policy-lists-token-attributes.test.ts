@@ -2,7 +2,7 @@
 // token of the same subject said. Two tokens for one `sub` can carry different groups, scopes
 // or claims (a role granted for an hour, then revoked; a scope-reduced token), and policy
 // rules match on exactly those. Lists used to be cached per subject only, so the second token
-// was shown the first token's tools (design.md §5: denied tools are absent from lists).
+// was shown the first token's tools (docs/architecture.md §5: denied tools are absent from lists).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { startTestGateway, type TestGateway } from '../harness/gateway.ts';

@@ -1,8 +1,8 @@
 // Policy in lists and in the errors of hidden tools, end to end: each principal sees exactly
 // what the policy lets it use, through a modern (2.x SDK) and a legacy (1.x SDK) client;
-// approve-effect tools are listed; a filtered list is private to its caller (digest d.5);
+// approve-effect tools are listed; a filtered list is private to its caller (MCP 2026-07-28, server/utilities/caching);
 // and a denied or hidden tool called by name gets exactly the error a tool that does not
-// exist gets, in code, message, data and HTTP status (design.md §5), in both eras.
+// exist gets, in code, message, data and HTTP status (docs/architecture.md §5), in both eras.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import type { TestGateway } from '../harness/gateway.ts';

@@ -1,5 +1,5 @@
 // Output validation end to end: a tool whose structuredContent breaks its own outputSchema
-// (digest d.3: the server MUST conform, clients SHOULD validate). With `validation.outputs:
+// (MCP 2026-07-28, server/tools (tools/call): the server MUST conform, clients SHOULD validate). With `validation.outputs:
 // block` the client gets an isError result with the gateway's message instead of the bad
 // data; with `warn` the result passes untouched and a warning is logged. The SDK servers
 // check their own outputs, so the upstream is a raw one (test/fixtures/raw-modern-upstream.ts).

@@ -1,5 +1,5 @@
 // The HTTP ring and the JSON-RPC parse of the /mcp endpoint, end to end with raw fetch
-// against a real gateway in front of a real modern upstream: Origin (digest b.1), header and
+// against a real gateway in front of a real modern upstream: Origin (MCP 2026-07-28, basic/transports/streamable-http), header and
 // body limits (b.4 suggested order), -32700/-32600 (a.1, a.6), Content-Type, and the health
 // endpoints. The protocol rules of each era live in transport-modern / transport-legacy.
 import { request as httpRequest } from 'node:http';
@@ -48,7 +48,7 @@ function expectError(res: { status: number; json: any }, status: number, code: n
   if (message) expect(res.json.error.message).toMatch(message);
 }
 
-describe('JSON-RPC parse (digest a.1, a.6)', () => {
+describe('JSON-RPC parse (MCP 2026-07-28, basic/index (messages), a.6)', () => {
   it('answers malformed JSON with 400 / -32700 and no id', async () => {
     const res = await postJson(gw.url, '{"jsonrpc":"2.0","id":1,', listHeaders());
     expectError(res, 400, -32700, /Parse error/);
@@ -146,7 +146,7 @@ describe('header limits (431, before any parsing)', () => {
   });
 });
 
-describe('Origin (digest b.1: 403 for an invalid Origin)', () => {
+describe('Origin (MCP 2026-07-28, basic/transports/streamable-http: 403 for an invalid Origin)', () => {
   it.each(['https://evil.example', 'null', 'https://app.example.com.evil.example', 'http://localhost.evil.example'])(
     'refuses Origin %s with 403 and a JSON-RPC error without id',
     async (origin) => {

@@ -1,7 +1,7 @@
 // The 2025-11-25 face of /mcp, end to end with raw fetch against real gateways in front of a
-// modern and a legacy upstream: initialize and sealed Mcp-Session-Id (digest g.2 step 1),
-// session errors (404), DELETE, the GET stream, ping, multi-replica ids (design.md §5), and
-// legacy cancellation: notifications/cancelled cancels, a disconnect does not (digest b.3,
+// modern and a legacy upstream: initialize and sealed Mcp-Session-Id (README, Protocol eras: bridging),
+// session errors (404), DELETE, the GET stream, ping, multi-replica ids (docs/architecture.md §5), and
+// legacy cancellation: notifications/cancelled cancels, a disconnect does not (MCP 2026-07-28, basic/patterns/cancellation,
 // g.2 step 6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
@@ -72,7 +72,7 @@ async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
 const slowCall = (received: ReceivedRequest[], ms: number) =>
   received.find((r) => (r.body as any)?.method === 'tools/call' && (r.body as any).params?.arguments?.ms === ms);
 
-describe('initialize and the session id (digest g.2 step 1)', () => {
+describe('initialize and the session id (README, Protocol eras: bridging)', () => {
   it('answers initialize with an InitializeResult and a visible-ASCII Mcp-Session-Id', async () => {
     const res = await postJson(gw.url, initializeBody(), BASE_HEADERS);
     expect(res.status).toBe(200);
@@ -174,7 +174,7 @@ describe('session errors and lifecycle', () => {
   });
 });
 
-describe('cancellation (digest b.3: explicit in 2025-11-25, a disconnect is not a cancel)', () => {
+describe('cancellation (MCP 2026-07-28, basic/patterns/cancellation: explicit in 2025-11-25, a disconnect is not a cancel)', () => {
   it.each([
     ['the legacy upstream', 'old__slow', () => legacy, 5101],
     ['the modern upstream', 'up__slow', () => modern, 5102],

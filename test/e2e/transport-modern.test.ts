@@ -1,5 +1,5 @@
 // The 2026-07-28 rules of /mcp, end to end with raw fetch against a real gateway in front of
-// the real modern fixture: version negotiation (digest a.3), required _meta (a.2), the
+// the real modern fixture: version negotiation (MCP 2026-07-28, basic/versioning), required _meta (a.2), the
 // standard and Mcp-Param-* headers (b.4, b.5, c), status codes (a.6, b.2), listen (d.6),
 // progress on a lazily opened SSE response (b.2) and disconnect-as-cancel (b.3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ async function waitFor(check: () => boolean, until = Date.now() + 3000): Promise
   for (; !check(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > until) throw new Error('condition not met in time');
 }
 
-/** JSON-RPC messages of an SSE body, one per event's data (digest b.2). */
+/** JSON-RPC messages of an SSE body, one per event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)). */
 async function* sseMessages(res: Response): AsyncGenerator<any> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
@@ -61,7 +61,7 @@ const postSlow = (body: unknown, signal?: AbortSignal) =>
 const upstreamSlowId = (ms: number) =>
   (upstream.received.find((r) => (r.body as any)?.params?.arguments?.ms === ms)?.body as { id: string | number } | undefined)?.id;
 
-describe('version negotiation (digest a.3, b.4)', () => {
+describe('version negotiation (MCP 2026-07-28, basic/versioning, b.4)', () => {
   it('answers a POST without MCP-Protocol-Version with 400 / -32020', async () => {
     const { 'mcp-protocol-version': _, ...headers } = modernHeaders('tools/list');
     const res = await postJson(gw.url, modernBody(1, 'tools/list'), headers);
@@ -83,7 +83,7 @@ describe('version negotiation (digest a.3, b.4)', () => {
   });
 });
 
-describe('required _meta (digest a.2: -32602 with HTTP 400)', () => {
+describe('required _meta (MCP 2026-07-28, basic/index (request _meta): -32602 with HTTP 400)', () => {
   it.each([
     ['no _meta', undefined, /protocolVersion/],
     ['no params at all', 'no-params', /protocolVersion/],
@@ -98,7 +98,7 @@ describe('required _meta (digest a.2: -32602 with HTTP 400)', () => {
   });
 });
 
-describe('optional _meta keys of RequestMetaObject (digest a.2, a.6: "bad logLevel" is -32602)', () => {
+describe('optional _meta keys of RequestMetaObject (MCP 2026-07-28, basic/index (request _meta), a.6: "bad logLevel" is -32602)', () => {
   it.each([
     ['a logLevel outside LoggingLevel', 'tools/list', { 'io.modelcontextprotocol/logLevel': 'verbose' }, /logLevel/],
     ['a progressToken that is an object', 'tools/call', { progressToken: { a: 1 } }, /progressToken/],
@@ -123,7 +123,7 @@ describe('optional _meta keys of RequestMetaObject (digest a.2, a.6: "bad logLev
   });
 });
 
-describe('standard headers (digest b.4, b.5)', () => {
+describe('standard headers (MCP 2026-07-28, basic/transports/streamable-http (request headers), b.5)', () => {
   it('answers a missing Mcp-Method with 400 / -32020', async () => {
     const { 'mcp-method': _, ...headers } = modernHeaders('tools/list');
     expectError(await postJson(gw.url, modernBody(5, 'tools/list'), headers), 400, -32020, /Mcp-Method/);
@@ -169,7 +169,7 @@ describe('standard headers (digest b.4, b.5)', () => {
   });
 });
 
-describe('Mcp-Param-* for x-mcp-header arguments (digest c)', () => {
+describe('Mcp-Param-* for x-mcp-header arguments (MCP 2026-07-28, basic/transports/streamable-http#custom-headers-from-tool-parameters)', () => {
   const args = { region: 'us-west1', query: 'q', limit: 5 };
   const post = (headers: Record<string, string>, a: Record<string, unknown> = args) =>
     postJson(gw.url, call(9, 'up__query', a), modernHeaders('tools/call', 'up__query', headers));
@@ -205,7 +205,7 @@ describe('Mcp-Param-* for x-mcp-header arguments (digest c)', () => {
   });
 });
 
-describe('methods and message kinds (digest a.1, b.1, b.2)', () => {
+describe('methods and message kinds (MCP 2026-07-28, basic/index (messages), b.1, b.2)', () => {
   // `ping` is legacy-only; id 0 checks that a falsy id is echoed, not dropped.
   it.each([['nope/nothing', 10], ['ping', 0], ['initialize/extra', 'x']])('answers unknown method %s with 404 / -32601 (id %j)', async (method, id) => {
     const res = await postJson(gw.url, modernBody(id, method), modernHeaders(method));
@@ -243,7 +243,7 @@ describe('methods and message kinds (digest a.1, b.1, b.2)', () => {
   });
 });
 
-describe('subscriptions/listen (digest d.6)', () => {
+describe('subscriptions/listen (MCP 2026-07-28, basic/patterns/subscriptions)', () => {
   async function listen(id: string | number, notifications: Record<string, unknown>) {
     const abort = new AbortController();
     const body = JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications }));
@@ -282,7 +282,7 @@ describe('subscriptions/listen (digest d.6)', () => {
   });
 });
 
-describe('progress and cancellation (digest b.2, b.3)', () => {
+describe('progress and cancellation (MCP 2026-07-28, basic/transports/streamable-http (responses), b.3)', () => {
   it('streams notifications/progress, then the result, when the call has a progressToken', async () => {
     const res = await postSlow(call('p-1', 'up__slow', { ms: 60, steps: 3 }, { progressToken: 'tok-1' }));
     expect([res.headers.get('content-type'), res.headers.get('x-accel-buffering')]).toEqual(['text/event-stream', 'no']);
@@ -297,7 +297,7 @@ describe('progress and cancellation (digest b.2, b.3)', () => {
     expect(all[3]).toMatchObject({ id: 'p-1', result: { resultType: 'complete', content: [{ text: 'slept 60ms' }] } });
   });
 
-  it('cancels the upstream call when the client closes a progress stream (digest b.3)', async () => {
+  it('cancels the upstream call when the client closes a progress stream (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
     const abort = new AbortController();
     const res = await postSlow(call('c-2', 'up__slow', { ms: 5002, steps: 100 }, { progressToken: 7 }), abort.signal);
     const first = (await sseMessages(res).next()).value;

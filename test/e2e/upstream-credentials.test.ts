@@ -1,4 +1,4 @@
-// Each upstream gets the gateway's own credentials, never the client's (digest (f) 6):
+// Each upstream gets the gateway's own credentials, never the client's (MCP 2026-07-28, basic/authorization 6):
 // an OAuth client-credentials token from a real token endpoint (cached, refreshed after
 // expiry, replaced once on a 401), and headers read from files that rotate without a restart.
 // The upstreams sit behind a real bearer-checking proxy in front of the SDK fixtures.

@@ -1,6 +1,6 @@
 // Failure isolation across HTTP upstreams: one upstream dying, coming back on the same port,
 // hanging on its list or overrunning its per-upstream timeout must never take the others
-// down or hold the merged list past `listDeadline` (design.md §4 upstream ring; digest b.3
+// down or hold the merged list past `listDeadline` (docs/architecture.md §4 upstream ring; MCP 2026-07-28, basic/patterns/cancellation
 // for cancellation, g.3 step 7 for the explicit notifications/cancelled to legacy upstreams).
 import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, connect, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
@@ -209,7 +209,7 @@ describe('per-upstream timeout on tools/call', () => {
 });
 
 describe('cancellation from a modern client to a legacy upstream', () => {
-  it('turns the closed response stream into notifications/cancelled upstream (digest b.3, g.3 step 7)', async () => {
+  it('turns the closed response stream into notifications/cancelled upstream (MCP 2026-07-28, basic/patterns/cancellation, g.3 step 7)', async () => {
     const abort = new AbortController();
     const before = legacy.received.length;
     const call = client.callTool({ name: 'lg__slow', arguments: { ms: 900 } }, { signal: abort.signal });

@@ -1,4 +1,4 @@
-// Upstream lifecycle end to end: era detection per upstream (digest a.5 on stdio, b.7 over
+// Upstream lifecycle end to end: era detection per upstream (MCP 2026-07-28, server/discover on stdio, b.7 over
 // HTTP), legacy sessions re-created behind the client's back (g.3 step 1), and the stdio
 // supervisor: stderr to logs, restart with backoff, progress tokens mapped back, explicit
 // notifications/cancelled (b.3), and no child left behind.
@@ -8,7 +8,7 @@ import { connectLegacyClient, connectModernClient, type LegacyClient, type Moder
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { EVERYTHING_SERVER, modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import type { StdioUpstream } from '../../src/upstream/stdio-upstream.ts';
+import type { StdioUpstream } from '../../src/upstream/stdio/stdio-upstream.ts';
 
 // Long enough that a call arriving during the backoff finishes its own start first.
 const EV_RESTART_MS = 600;
@@ -101,14 +101,14 @@ describe('era detection', () => {
     expect(upstream('md').identity()?.serverInfo).toEqual({ name: 'modern-upstream', version: '2.0.0' });
   });
 
-  it('falls back to initialize for the legacy HTTP upstream after a discover attempt (digest b.7)', () => {
+  it('falls back to initialize for the legacy HTTP upstream after a discover attempt (MCP 2026-07-28, basic/versioning (backwards compatibility))', () => {
     expect(upstream('lg').status()).toMatchObject({ transport: 'http', state: 'up', era: 'legacy' });
     expect(methodsOf(legacy.received).slice(0, 3)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect(legacy.received[1]!.headers['mcp-protocol-version']).toBeUndefined();
     expect(upstream('lg').identity()?.serverInfo).toMatchObject({ name: 'legacy-upstream' });
   });
 
-  it('detects server-everything over stdio as legacy: discover probe, then initialize (digest a.5)', () => {
+  it('detects server-everything over stdio as legacy: discover probe, then initialize (MCP 2026-07-28, server/discover)', () => {
     expect(upstream('ev').status()).toMatchObject({ transport: 'stdio', state: 'up', era: 'legacy' });
     expect(upstream('ev').identity()?.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
     expect(upstream('tee').status()).toMatchObject({ era: 'legacy' });
@@ -174,7 +174,7 @@ describe('stdio progress and cancellation', () => {
     expect(new Set(written).size).toBe(2);
   });
 
-  it('writes notifications/cancelled to the child when a modern client closes its stream (digest b.3)', async () => {
+  it('writes notifications/cancelled to the child when a modern client closes its stream (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
     const abort = new AbortController();
     const call = modernClient.callTool({ name: `tee__${LONG_OP}`, arguments: { duration: 5, steps: 5 } }, { signal: abort.signal });
     const before = stdinLines().filter((m) => m.method === 'tools/call').length;
@@ -238,7 +238,7 @@ describe('stdio supervision', () => {
   it('closes promptly with calls in flight and leaves no child running', async () => {
     const pids = [stdio('ev').pid()!, stdio('tee').pid()!];
     expect(pids.every(alive)).toBe(true);
-    // A legacy client's disconnect is no cancel (digest b.3), so these would run on upstream.
+    // A legacy client's disconnect is no cancel (MCP 2026-07-28, basic/patterns/cancellation), so these would run on upstream.
     const inflight = [
       legacyClient.callTool({ name: 'lg__slow', arguments: { ms: 8000 } }),
       legacyClient.callTool({ name: 'md__slow', arguments: { ms: 8000 } }),

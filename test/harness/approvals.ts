@@ -10,9 +10,9 @@ import { createMemoryApprovalStore } from '../../src/approvals/approval-store.ts
 import { approvalRoutes } from '../../src/approvals/console-routes.ts';
 import { createAuthenticator } from '../../src/identity/authenticate.ts';
 import { normalizeIdentityConfig } from '../../src/identity/identity-config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
 import { digestJson } from '../../src/audit/digest.ts';
-import type { JsonObject } from '../../src/jsonrpc/message.ts';
+import type { JsonObject } from '../../src/protocol/message.ts';
 
 export function approvalDraft(overrides: Partial<ApprovalDraft> & { channel: ApprovalChannel }): ApprovalDraft {
   const args: JsonObject = overrides.arguments ?? { path: '/srv/data', recursive: true };

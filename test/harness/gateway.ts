@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
-import { createMemoryLogger } from '../../src/logger.ts';
-import type { LogFields } from '../../src/logger.ts';
-import { startGateway, type RunningGateway } from '../../src/runtime.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
+import type { LogFields } from '../../src/telemetry/logger.ts';
+import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
 
 export interface TestGateway extends RunningGateway {
   config: GatewayConfig;

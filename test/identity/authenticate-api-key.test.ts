@@ -3,7 +3,7 @@ import * as crypto from 'node:crypto';
 import { createAuthenticator, type AuthFailure } from '../../src/identity/authenticate.ts';
 import { hashKey } from '../../src/identity/hash-key.ts';
 import type { Principal } from '../../src/identity/principal.ts';
-import type { Result } from '../../src/jsonrpc/result.ts';
+import type { Result } from '../../src/protocol/result.ts';
 import { bearer, identityConfig, ISSUER, METADATA_URL, NOW_MS, RESOURCE, signingKey, signToken, startJwksServer } from './jwt-fixtures.ts';
 
 // Counts the constant-time comparisons the authenticator makes, without changing them.

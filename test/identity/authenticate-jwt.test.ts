@@ -5,7 +5,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import { createAuthenticator, type AuthFailure } from '../../src/identity/authenticate.ts';
 import type { Principal } from '../../src/identity/principal.ts';
-import type { Result } from '../../src/jsonrpc/result.ts';
+import type { Result } from '../../src/protocol/result.ts';
 import {
   base64url,
   bearer,

@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/logger.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { createMetrics, type Metrics } from '../../src/telemetry/metrics.ts';
 
 interface Sample {

@@ -5,7 +5,7 @@
 // The bounds below are loose so that slow CI machines pass; they catch an order-of-magnitude
 // regression such as building a real span while tracing is off.
 import { describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/logger.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { createTracing, type Tracing } from '../../src/telemetry/tracing.ts';
 

@@ -1,7 +1,7 @@
 // The client trace context and the one tools/call the tracing tests send through the
 // telemetry API the way the pipeline does: request span, policy decision, one upstream call.
 import { expect } from 'vitest';
-import type { JsonObject } from '../../src/jsonrpc/message.ts';
+import type { JsonObject } from '../../src/protocol/message.ts';
 import type { Tracing } from '../../src/telemetry/tracing.ts';
 
 export const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

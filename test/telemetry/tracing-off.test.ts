@@ -3,7 +3,7 @@
 // the test checks that nothing arrives, no span of the gateway's own exists, and the
 // client's trace context still reaches the upstream unchanged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/logger.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { createTracing, type Tracing } from '../../src/telemetry/tracing.ts';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.ts';
 import { CLIENT_SPAN, CLIENT_TRACE, META_TRACEPARENT, TRACEPARENT, TRACESTATE, toolCall } from './tool-call.ts';

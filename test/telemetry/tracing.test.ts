@@ -4,7 +4,7 @@
 // tracing-off.test.ts covers the default, unconfigured case.
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/logger.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { HeaderSource } from '../../src/telemetry/trace-context.ts';
 import { createTracing, type Tracing } from '../../src/telemetry/tracing.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';

@@ -2,7 +2,7 @@
 // initialize keeps nothing a client can size at will, every id it issues can be used, and it
 // is audited; a client that goes away is seen even when its response was queued behind
 // another on the same keep-alive connection (pipelining), and for a modern request that is
-// its cancellation (digest b.3); a legacy session's messages go to one of its GET streams, not
+// its cancellation (MCP 2026-07-28, basic/patterns/cancellation); a legacy session's messages go to one of its GET streams, not
 // all of them (2025-11-25 transport), and an idle session's streams end with it.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,7 +90,7 @@ describe('a client gone while its response waits behind another on the same conn
     await waitFor('every listener removed', () => gw.notifier.size() === before);
   });
 
-  it('cancels a pipelined modern tools/call when its client goes (digest b.3)', async () => {
+  it('cancels a pipelined modern tools/call when its client goes (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
     const ms = 5301;
     const socket = await openSocket(gw.port);
     const call = modernBody('pipe-call', 'tools/call', { name: 'up__slow', arguments: { ms } });

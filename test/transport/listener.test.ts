@@ -1,4 +1,4 @@
-// The HTTP listener in front of the /mcp endpoint (src/server.ts), on a real Node server on
+// The HTTP listener in front of the /mcp endpoint (src/http/listener.ts), on a real Node server on
 // 127.0.0.1: /mcp goes to the endpoint on Node's request/response, query strings included;
 // every other path goes to the Hono app; an endpoint that fails answers a JSON-RPC 500
 // without details and logs what happened.
@@ -6,8 +6,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
-import { createMemoryLogger } from '../../src/logger.ts';
-import { buildListener } from '../../src/server.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
+import { buildListener } from '../../src/http/listener.ts';
 import type { HttpReply, HttpRequest } from '../../src/transport/http-io.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/listener-test.yaml', {}, { host: '127.0.0.1', port: 0 });

@@ -1,4 +1,4 @@
-// Routes other than /mcp (the Hono app in src/server.ts) have a body limit of their own, on a
+// Routes other than /mcp (the Hono app in src/http/listener.ts) have a body limit of their own, on a
 // real listener on 127.0.0.1: a route that reads its body never sees more than the limit,
 // declared or chunked, and the 413 closes the connection.
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
-import { OTHER_ROUTES_MAX_BODY_BYTES } from '../../src/http-body-limit.ts';
-import { createMemoryLogger } from '../../src/logger.ts';
-import { buildListener } from '../../src/server.ts';
+import { OTHER_ROUTES_MAX_BODY_BYTES } from '../../src/http/body-limit.ts';
+import { createMemoryLogger } from '../../src/telemetry/logger.ts';
+import { buildListener } from '../../src/http/listener.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/body-limit-test.yaml', {}, { host: '127.0.0.1', port: 0 });
 let server: Server | undefined;

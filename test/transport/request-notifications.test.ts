@@ -1,4 +1,4 @@
-// Which of an upstream's notifications about a request reach its client (digest b.2, g.1,
+// Which of an upstream's notifications about a request reach its client (MCP 2026-07-28, basic/transports/streamable-http (responses), g.1,
 // g.3 step 6), end to end: a scripted 2025-11-25 upstream answers a tools/call with log
 // messages at three levels and a 2025-only notification before the result, and the gateway
 // relays to each client era only what that client asked for.

@@ -1,11 +1,11 @@
 // One exchange (src/upstream/http-exchange.ts) against a real Node HTTP server on 127.0.0.1:
-// every kind of answer a Streamable HTTP server may give (digest b.2), relayed as it arrives.
+// every kind of answer a Streamable HTTP server may give (MCP 2026-07-28, basic/transports/streamable-http (responses)), relayed as it arrives.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonRpcNotification, JsonRpcRequest } from '../../src/jsonrpc/message.ts';
-import { exchange, type ExchangeInput } from '../../src/upstream/http-exchange.ts';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../src/protocol/message.ts';
+import { exchange, type ExchangeInput } from '../../src/upstream/http/http-exchange.ts';
 import { SSE_HEADERS, sseEvent } from './scripted-server.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: { id?: unknown }) => void;
@@ -148,7 +148,7 @@ describe('exchange with a long timeout of its own', () => {
 });
 
 describe('exchange cut short', () => {
-  it('times out, and closes the connection so that the server sees the cancel (digest b.3)', async () => {
+  it('times out, and closes the connection so that the server sees the cancel (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
     let closed!: () => void;
     const serverSawClose = new Promise<void>((r) => (closed = r));
     const p = await serve((_req, res) => {

@@ -5,8 +5,8 @@
 // a refused connection still marks the upstream down.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpUpstreamConfig } from '../../src/config/types.ts';
-import { createLogger } from '../../src/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http-upstream.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 

@@ -5,10 +5,10 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpUpstreamConfig } from '../../src/config/types.ts';
-import { mapError } from '../../src/jsonrpc/errors.ts';
-import { createLogger } from '../../src/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http-upstream.ts';
-import { MAX_EVENT_LENGTH } from '../../src/upstream/sse-reader.ts';
+import { mapError } from '../../src/protocol/errors.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
+import { MAX_EVENT_LENGTH } from '../../src/upstream/http/sse-reader.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
 import { defaultResult, SSE_HEADERS, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 

@@ -4,8 +4,8 @@
 // was not processed), and only one new session is opened whatever order the 404s arrive in.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http-upstream.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
 import { defaultResult, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 

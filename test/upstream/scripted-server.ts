@@ -6,7 +6,7 @@
 // resetting the connection under the next request of a method, treating a connection
 // idle for `idleCloseMs` as closed by the server just as the request arrived (the
 // keep-alive race: the request meets a reset), and forgetting every legacy session (a
-// restart: requests in a forgotten session get 404, digest b.5). Each initialize opens a
+// restart: requests in a forgotten session get 404, MCP 2026-07-28, basic/transports/streamable-http (header value encoding)). Each initialize opens a
 // new session; `beforeInitialize` may hold its answer.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

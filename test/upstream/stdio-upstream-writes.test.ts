@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StdioUpstreamConfig } from '../../src/config/types.ts';
-import { createLogger } from '../../src/logger.ts';
-import { StdioUpstream } from '../../src/upstream/stdio-upstream.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
+import { StdioUpstream } from '../../src/upstream/stdio/stdio-upstream.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
 
 const DISCOVERED = '{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}';

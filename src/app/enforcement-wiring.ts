@@ -1,0 +1,79 @@
+// Builds the enforcement side of a gateway from the config: the live policy (with hot
+// reload), the rate limiter (memory or Redis), the enforcer, and the policy-swap
+// notifications to clients whose visible lists changed.
+import { Redis } from 'ioredis';
+import type { EventAuditRecord } from '../audit/audit-record.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from '../limits/rate-limiter.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { createEnforcer, OPEN_ENFORCER, type Enforcer, type QuarantineChange } from '../policy/enforcer.ts';
+import { startPolicyRuntime, type PolicyRuntime } from '../policy/policy-runtime.ts';
+import { changedLists } from '../policy/visibility-diff.ts';
+import type { Notifier } from '../transport/notifier.ts';
+
+export interface Enforcement {
+  enforcer: Enforcer;
+  policy: PolicyRuntime | undefined;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export function createLimiter(config: GatewayConfig): RateLimiter {
+  if (config.rateLimits.store === 'memory') return createMemoryRateLimiter();
+  // Bounded waits: a slow or absent Redis fails the check (closed) instead of hanging calls.
+  const redis = new Redis(config.rateLimits.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 });
+  redis.on('error', () => undefined);
+  return createRedisRateLimiter(redis, { prefix: config.rateLimits.prefix });
+}
+
+export function createEnforcement(
+  config: GatewayConfig,
+  deps: { catalog: Catalog; notifier: Notifier; logger: Logger; event?: (event: EventAuditRecord['event'], detail: JsonObject) => void },
+): Enforcement {
+  const { logger, catalog, notifier } = deps;
+  const event = deps.event ?? ((): void => undefined);
+  if (!config.policy) {
+    logger.warn('no policy configured: every caller may see and call every tool; configure `policy` to enforce rules');
+    const limiter = createLimiter(config);
+    return { enforcer: OPEN_ENFORCER, policy: undefined, limiter, close: () => limiter.close() };
+  }
+  // The policy first: a bad one throws (boot exits 2), and nothing may be left open then —
+  // a Redis client made before it would keep `gatehouse serve` from exiting.
+  const policy = startPolicyRuntime({ ...config.policy, logger });
+  const limiter = createLimiter(config);
+  policy.onReject((issues) => event('policy_rejected', { dir: config.policy!.dir, issues }));
+  policy.onSwap((before, after) => {
+    event('policy_reloaded', { dir: config.policy!.dir, from: before.version, to: after.version, rules: after.rules.length });
+    for (const listener of notifier.all()) {
+      if (!listener.principal) continue;
+      changedLists(catalog, listener.principal, before, after).then(
+        (kinds) => {
+          for (const kind of kinds) if (listener.wants.has(kind)) listener.deliver(kind);
+        },
+        (e: unknown) => logger.error('cannot tell a client its lists changed after a policy reload', { error: (e as Error).message }),
+      );
+    }
+  });
+  // A quarantined (or released) pinned tool leaves (or rejoins) the lists of everyone who may
+  // see it, and its upstream said nothing: we are the only ones who can tell them.
+  const onQuarantineChange: QuarantineChange = (tool, quarantined) => {
+    event('tool_quarantined', { tool: tool.name, upstream: tool.upstream, quarantined });
+    const action = { kind: 'tool' as const, upstream: tool.upstream, name: tool.name, upstreamName: tool.upstreamName };
+    for (const listener of notifier.all()) {
+      if (!listener.wants.has('tools') || !listener.principal) continue;
+      if (policy.current().visible(listener.principal, action)) listener.deliver('tools');
+    }
+  };
+  const enforcer = createEnforcer({ policy, limiter, logger, onQuarantineChange });
+  return {
+    enforcer,
+    policy,
+    limiter,
+    async close() {
+      policy.close();
+      await limiter.close();
+    },
+  };
+}

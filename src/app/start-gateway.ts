@@ -1,0 +1,150 @@
+// Assembles a running gateway from a config: upstream clients, catalog, gateway pipeline,
+// transport and HTTP server. Used by `gatehouse serve` and by tests, which build the whole
+// thing in-process on port 0 (docs/architecture.md house style 5).
+import { createHmac, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { Catalog } from '../catalog/catalog.ts';
+import { createApprovals } from './approvals-wiring.ts';
+import { createObserver } from '../http/observer.ts';
+import { createAuditBodies } from '../audit/audit-body.ts';
+import type { EventAuditRecord } from '../audit/audit-record.ts';
+import { openAuditTrail } from '../audit/audit-trail.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { createMetrics } from '../telemetry/metrics.ts';
+import { createTracing } from '../telemetry/tracing.ts';
+import { GATEWAY_SERVER_INFO } from '../transport/era-result.ts';
+import { createEnforcement } from './enforcement-wiring.ts';
+import { SchemaValidator } from '../validation/schema-validator.ts';
+import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
+import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
+import { ok } from '../protocol/result.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { createGateway } from '../mcp/method-table.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import { buildListener } from '../http/listener.ts';
+import { LegacySessions } from '../transport/legacy-sessions.ts';
+import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
+import { Notifier } from '../transport/notifier.ts';
+import { HttpUpstream } from '../upstream/http/http-upstream.ts';
+import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
+import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  upstreams: readonly Upstream[];
+  notifier: Notifier;
+  close(): Promise<void>;
+  /** Synchronous last resort at process exit: kills stdio children. */
+  killChildren(): void;
+}
+
+function decodeSecret(secret: string | undefined): Buffer | undefined {
+  if (secret === undefined) return undefined;
+  return /^[0-9a-fA-F]{64}$/.test(secret) ? Buffer.from(secret, 'hex') : Buffer.from(secret, 'base64');
+}
+
+export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream[] {
+  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger) : new HttpUpstream(u, logger)));
+}
+
+export interface GatewayOptions {
+  /** Where OTEL_* settings come from; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
+  const secret = decodeSecret(config.sessions.secret);
+  // Cursors must verify on every replica that shares the session secret.
+  const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
+  const upstreams = createUpstreams(config, logger);
+  const catalog = new Catalog(config, upstreams, logger, cursorSecret);
+  const notifier = new Notifier();
+  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
+  const audit = await openAuditTrail(config.audit, { logger });
+  // Notable events go to the trail too; a refused event write is logged, never thrown.
+  const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
+    void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));
+  };
+  let enforcement: ReturnType<typeof createEnforcement>;
+  try {
+    enforcement = createEnforcement(config, { catalog, notifier, logger, event });
+  } catch (e) {
+    await audit.close();
+    throw e;
+  }
+  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: enforcement.policy?.current().version ?? null });
+  for (const u of upstreams) {
+    u.onEvent((ev) => {
+      if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
+    });
+  }
+  const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
+  let pendingApprovals = 0;
+  const metrics = createMetrics({
+    pendingApprovals: () => pendingApprovals,
+    isExposedTool: (name) => catalog.exposes('tools', name),
+    upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
+    auditStats: () => {
+      const st = audit.stats();
+      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped, writtenTotal: st.written, syncsTotal: st.syncs };
+    },
+    logger,
+  });
+  // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
+  const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
+  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
+  const authenticate: Authenticate = config.identity
+    ? createAuthenticator(config.identity)
+    : async () => ok(ANONYMOUS_PRINCIPAL);
+  if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
+  const approvalEvent = (name: 'approval_requested' | 'approval_decided', detail: JsonObject): void => {
+    // A calling user's MRTR question may never be answered; only webhook and console
+    // approvals are held open here.
+    if (detail.channel !== 'user') pendingApprovals = Math.max(0, pendingApprovals + (name === 'approval_requested' ? 1 : -1));
+    event(name, detail);
+  };
+  const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
+  approvals.deps.event = approvalEvent;
+  catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
+  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
+
+  // Upstreams start in the background: the gateway serves while they come up.
+  for (const u of upstreams) void u.start();
+
+  // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
+  // above the configured limit so the gateway's check, which says which limit, answers first.
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
+    s.once('error', reject);
+    s.listen(config.listen.port, config.listen.host, () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
+  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
+  return {
+    url: `http://${host}:${port}${config.listen.path}`,
+    port,
+    upstreams,
+    notifier,
+    async close() {
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+      sessions.close();
+      await enforcement.close();
+      await approvals.close();
+      await audit.close();
+      await tracing.shutdown().catch(() => undefined);
+      await Promise.all(upstreams.map((u) => u.close()));
+    },
+    killChildren() {
+      for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// The MCP pipeline: a method table of plain functions (docs/architecture.md §4, MCP ring). The
+// transport hands over a parsed, era-checked Call; this resolves the owner upstream,
+// checks and rebuilds headers, forwards, and returns the upstream's result unshaped
+// (era shaping is the transport's last step).
+import type { Catalog } from '../catalog/catalog.ts';
+import type { ListKind } from '../catalog/merge.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import type { Call } from '../protocol/call.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok } from '../protocol/result.ts';
+import { createCallHandlers, type Handler, type Reply } from './target-methods.ts';
+import type { ApprovalDeps } from '../approvals/approval-flow.ts';
+import type { Enforcer } from '../policy/enforcer.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
+import type { SchemaValidator } from '../validation/schema-validator.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import { MODERN_VERSION, LEGACY_VERSION } from '../upstream/upstream.ts';
+
+export type { Reply } from './target-methods.ts';
+
+export const SUPPORTED_MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
+export const SUPPORTED_LEGACY_VERSIONS: readonly string[] = [LEGACY_VERSION, '2025-06-18', '2025-03-26'];
+export const ALL_SUPPORTED_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, LEGACY_VERSION];
+
+const LIST_KIND: Readonly<Record<string, { kind: ListKind; field: string }>> = {
+  'tools/list': { kind: 'tools', field: 'tools' },
+  'prompts/list': { kind: 'prompts', field: 'prompts' },
+  'resources/list': { kind: 'resources', field: 'resources' },
+  'resources/templates/list': { kind: 'resourceTemplates', field: 'resourceTemplates' },
+};
+
+export interface Gateway {
+  handle(call: Call): Promise<Reply>;
+  knows(method: string, era: 'modern' | 'legacy'): boolean;
+  capabilities(): JsonObject;
+  instructions(): string | undefined;
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  catalog: Catalog;
+  upstreams: readonly Upstream[];
+  logger: Logger;
+  enforcer: Enforcer;
+  validator: SchemaValidator;
+  metrics?: Metrics;
+  approvals?: ApprovalDeps;
+}
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { catalog, upstreams, enforcer } = deps;
+
+  const capabilities = (): JsonObject => {
+    const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
+    if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
+    return caps;
+  };
+
+  const instructions = (): string | undefined => {
+    const parts = upstreams.flatMap((u) => {
+      const text = u.identity()?.instructions;
+      return text ? [`[${u.name}] ${text}`] : [];
+    });
+    return parts.length ? parts.join('\n\n') : undefined;
+  };
+
+  const list: Handler = async (call) => {
+    const { kind, field } = LIST_KIND[call.method]!;
+    const page = await catalog.page(kind, call.authContext, call.params.cursor, enforcer.listFilter(call.principal, kind));
+    if (!page.ok) return page;
+    const { items, ...rest } = page.value;
+    return ok({ [field]: items, ...rest });
+  };
+
+  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), ...(deps.approvals ? { approvals: deps.approvals } : {}) });
+
+  const discover: Handler = async () => {
+    const text = instructions();
+    return ok({
+      supportedVersions: [...ALL_SUPPORTED_VERSIONS],
+      capabilities: capabilities(),
+      ...(text ? { instructions: text } : {}),
+      ttlMs: 60_000,
+      cacheScope: 'public',
+    });
+  };
+
+  const common: Record<string, Handler> = {
+    'tools/list': list,
+    'prompts/list': list,
+    'resources/list': list,
+    'resources/templates/list': list,
+    ...targets,
+  };
+  const modern: Record<string, Handler> = { ...common, 'server/discover': discover };
+  const legacy: Record<string, Handler> = {
+    ...common,
+    ping: async () => ok({}),
+    'logging/setLevel': async () => ok({}),
+  };
+
+  return {
+    knows: (method, era) => method in (era === 'modern' ? modern : legacy),
+    // Not async: the handler's own promise is the answer, with no wrapper promise around it.
+    handle(call) {
+      const handler = (call.era === 'modern' ? modern : legacy)[call.method];
+      if (!handler) return Promise.resolve(err({ kind: 'method_not_found', method: call.method }));
+      return handler(call);
+    },
+    capabilities,
+    instructions,
+  };
+}

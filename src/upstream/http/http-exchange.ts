@@ -1,0 +1,225 @@
+// One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read
+// either one JSON body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)). Notifications on the stream are
+// handed over as they arrive; requests the upstream starts on the stream (legacy era only)
+// are answered through `onServerRequest`. Nothing is buffered beyond one SSE event or one
+// JSON body, and neither beyond MAX_EVENT_LENGTH (sse-reader.ts): a larger answer ends the
+// exchange as `too_large`.
+//
+// Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
+// response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
+// event and the response) is parsed in one pass with no stream, async iterator or extra
+// promise per call. The timeout and the caller's signal abort the request directly, without
+// an AbortController per call. Retries are the caller's business (http-upstream.ts).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher, Pool } from 'undici';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../protocol/message.ts';
+import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
+import { isResponseTo, parseWireMessage } from '../wire-message.ts';
+
+export interface ExchangeInput {
+  pool: Pool;
+  path: string;
+  /** Not modified; may be shared between calls. */
+  headers: Readonly<Record<string, string>>;
+  body: JsonObject;
+  /** The caller going away (client disconnect = cancel, MCP 2026-07-28, basic/patterns/cancellation). */
+  signal?: AbortSignal;
+  /** Hard limit until the response; unset: none. */
+  timeoutMs?: number;
+  onNotification?: (n: JsonRpcNotification) => void;
+  onServerRequest?: (r: JsonRpcRequest) => void;
+}
+
+export type ExchangeOutcome =
+  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; message: JsonRpcResponse }
+  | { kind: 'accepted'; status: number; headers: IncomingHttpHeaders }
+  | { kind: 'http_error'; status: number; headers: IncomingHttpHeaders; bodyText: string; message?: JsonRpcResponse }
+  /** `responded`: a status line had arrived (the stream broke later), so the upstream saw the request. */
+  | { kind: 'network_error'; error: Error; responded: boolean }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' }
+  /** One SSE event or the JSON body went over `limit` (characters of an event, bytes of a body). */
+  | { kind: 'too_large'; limit: number };
+
+const MAX_ERROR_BODY = 64 * 1024;
+/** The same bound for a JSON body as for one event of a stream. */
+const MAX_BODY = MAX_EVENT_LENGTH;
+const DRAIN_TIMEOUT_MS = 5000;
+const EVENT_STREAM = /^text\/event-stream/i;
+
+type Reading = 'headers' | 'accepted' | 'json' | 'error' | 'sse' | 'drain';
+
+export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
+  // A caller already gone: send nothing.
+  if (input.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  return new Promise((resolve) => {
+    const handler = new ExchangeHandler(input, resolve);
+    // With a timeout of our own, undici's header and body timers (300 s by default) are off:
+    // they would cut a call configured to wait longer, and ours covers the whole exchange.
+    const timers = input.timeoutMs !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {};
+    input.pool.dispatch({ path: input.path, method: 'POST', headers: input.headers, body: JSON.stringify(input.body), ...timers }, handler);
+  });
+}
+
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private readonly id: RequestId | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private reading: Reading = 'headers';
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private sse: SseParser | undefined;
+  private decoder: TextDecoder | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, this.input.signal?.reason);
+
+  constructor(
+    private readonly input: ExchangeInput,
+    private readonly resolve: (o: ExchangeOutcome) => void,
+  ) {
+    this.id = input.body.id as RequestId | undefined;
+    const { signal, timeoutMs } = input;
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (timeoutMs !== undefined) {
+      this.timer = setTimeout(() => this.stop({ kind: 'timeout' }, new DOMException('upstream timeout', 'TimeoutError')), timeoutMs);
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Settled while queued in the pool (timeout, caller gone): never send it.
+    if (this.settled && this.reading !== 'drain') controller.abort(new DOMException('exchange already settled', 'AbortError'));
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    if (status < 200) return;
+    this.status = status;
+    this.headers = headers;
+    if (status === 202 || (status < 300 && this.id === undefined)) this.reading = 'accepted';
+    else if (status >= 300) this.reading = 'error';
+    else if (EVENT_STREAM.test(headerString(headers['content-type']))) {
+      this.reading = 'sse';
+      this.decoder = new TextDecoder();
+      this.sse = new SseParser((data) => this.onEvent(data));
+    } else this.reading = 'json';
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    switch (this.reading) {
+      case 'sse':
+        if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(MAX_EVENT_LENGTH);
+        return;
+      case 'json':
+      case 'error':
+        if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
+        this.chunks.push(chunk);
+        this.size += chunk.length;
+        if (this.size > MAX_BODY) this.tooLarge(MAX_BODY);
+        return;
+      default:
+        return;
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return this.settle(undefined);
+    switch (this.reading) {
+      case 'accepted':
+        return this.settle({ kind: 'accepted', status: this.status, headers: this.headers });
+      case 'sse':
+        this.sse!.push(this.decoder!.decode());
+        this.sse!.end();
+        return this.settle({ kind: 'network_error', error: new Error('stream closed before the response arrived'), responded: true });
+      case 'json':
+      case 'error':
+        return this.settleBody();
+      default:
+        return this.settle({ kind: 'network_error', error: new Error('response ended without a status'), responded: this.status !== 0 });
+    }
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    this.settle(this.settled ? undefined : { kind: 'network_error', error, responded: this.status !== 0 });
+  }
+
+  private onEvent(data: string): void {
+    if (this.settled) return;
+    const m = parseWireMessage(data);
+    if (m === undefined) return;
+    if (isResponseTo(m, this.id)) {
+      this.settle({ kind: 'response', status: this.status, headers: this.headers, message: m });
+      this.drain();
+      return;
+    }
+    if (!('method' in m)) return;
+    try {
+      if ('id' in m && m.id !== undefined) this.input.onServerRequest?.(m as JsonRpcRequest);
+      else this.input.onNotification?.(m as JsonRpcNotification);
+    } catch (e) {
+      this.stop({ kind: 'network_error', error: e as Error, responded: true }, e);
+    }
+  }
+
+  private settleBody(): void {
+    const text = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
+    this.chunks = [];
+    const m = parseWireMessage(text);
+    const { status, headers } = this;
+    if (this.reading === 'error') {
+      const bodyText = text.slice(0, MAX_ERROR_BODY);
+      return this.settle({ kind: 'http_error', status, headers, bodyText, ...(m && isResponseTo(m, undefined) ? { message: m } : {}) });
+    }
+    if (m && isResponseTo(m, this.id)) return this.settle({ kind: 'response', status, headers, message: m });
+    this.settle({ kind: 'http_error', status, headers, bodyText: text.slice(0, MAX_ERROR_BODY) });
+  }
+
+  /** The answer will not fit: stop reading and close the connection (the rest is never read). */
+  private tooLarge(limit: number): void {
+    this.chunks = [];
+    this.sse = undefined;
+    this.reading = 'drain';
+    this.stop({ kind: 'too_large', limit }, new Error(`upstream answer over ${limit}`));
+  }
+
+  /**
+   * The final response SHOULD end the stream (b.2): read what is left, unparsed, so the
+   * keep-alive connection returns to the pool, but never wait on a server that keeps the
+   * stream open.
+   */
+  private drain(): void {
+    this.reading = 'drain';
+    this.sse = undefined;
+    this.timer = setTimeout(() => this.controller?.abort(new Error('stream kept open after the response')), DRAIN_TIMEOUT_MS);
+    this.timer.unref();
+  }
+
+  /** Settles now and abandons the request (the connection is closed if it was sent). */
+  private stop(outcome: ExchangeOutcome, reason: unknown): void {
+    if (this.settled) return;
+    this.settle(outcome);
+    this.controller?.abort(reason instanceof Error ? reason : new DOMException('exchange stopped', 'AbortError'));
+  }
+
+  /** Resolves once; later calls (undefined: the response was already handed over, the
+   * rest of the stream has now been read) only stop the timer. */
+  private settle(outcome: ExchangeOutcome | undefined): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.settled || outcome === undefined) return;
+    this.settled = true;
+    this.input.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve(outcome);
+  }
+}
+
+export function headerString(v: string | string[] | undefined): string {
+  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+}
+
+/** A network error in words, with its system code (ECONNREFUSED, ...) when there is one. */
+export function describeNetworkError(e: Error): string {
+  const cause = (e as Error & { cause?: { code?: string } }).cause;
+  return cause?.code ? `${e.message} (${cause.code})` : e.message;
+}

@@ -1,0 +1,296 @@
+// A Streamable HTTP upstream: one undici pool (keep-alive), era detected by a modern
+// `server/discover` probe with legacy `initialize` fallback (MCP 2026-07-28, basic/versioning (backwards compatibility)), the answer
+// cached and probed again when the upstream stops working. Legacy sessions are created,
+// reused and re-created on 404 without the downstream client noticing (g.3 step 1).
+// Pool, credentials and resending: upstream-connection.ts; request headers:
+// request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
+// called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
+import type { HttpUpstreamConfig } from '../../config/types.ts';
+import type { GatewayError } from '../../protocol/errors.ts';
+import type { JsonObject, JsonRpcRequest } from '../../protocol/message.ts';
+import { isErrorResponse } from '../../protocol/message.ts';
+import { err, ok, type Result } from '../../protocol/result.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from '../era-shape.ts';
+import { encodeHeaderValue } from '../../headers/header-value.ts';
+import { headerString, type ExchangeOutcome } from './http-exchange.ts';
+import { isLostConnection } from './connection-loss.ts';
+import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
+import { RequestHeaders } from './request-headers.ts';
+import { createUpstreamCredentials } from './upstream-credentials.ts';
+import { UpstreamConnection } from './upstream-connection.ts';
+import { UpstreamBase } from '../upstream-base.ts';
+import { NotificationStream } from './notification-stream.ts';
+import type { Era, UpstreamRequest } from '../upstream.ts';
+
+const FIRST_REPROBE_MS = 500;
+const MAX_REPROBE_MS = 5000;
+const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
+  private readonly link: UpstreamConnection;
+  private readonly headers: RequestHeaders;
+  private readonly words: FailureText;
+  private era: Era | undefined;
+  private sessionId: string | undefined;
+  /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
+  private legacyReady = false;
+  private probing: Promise<Result<Era, GatewayError>> | undefined;
+  /** A check after a lost connection is under way (checkAfterLoss). */
+  private checking = false;
+  private stream: NotificationStream | undefined;
+  private reprobeTimer: NodeJS.Timeout | undefined;
+  private reprobeDelay = FIRST_REPROBE_MS;
+
+  constructor(config: HttpUpstreamConfig, logger: Logger) {
+    super(config, 'http', logger);
+    // The upstream's own credentials, never the client's.
+    this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger);
+    this.headers = new RequestHeaders(config.headers);
+    this.words = new FailureText(config.url, config.timeoutMs);
+  }
+
+  override currentEra(): Era | undefined {
+    return this.era;
+  }
+
+  async start(): Promise<void> {
+    await this.ready();
+  }
+
+  async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
+    const ready = await this.ready();
+    if (!ready.ok) return ready;
+    // The session this request carries (send() puts it in the headers before its first await).
+    const carried = this.sessionId;
+    const first = await this.send(ready.value, req);
+    if (first.ok || first.error.kind !== 'session_not_found') return first;
+    // The upstream forgot the legacy session the request carried: start a new one and retry
+    // once (g.3 step 1). Calls in flight in that session all get a 404: the first to see it
+    // forgets the session, the others find it forgotten (and join the one re-initialize under
+    // way, in ready()) or already replaced (and use the new one as it is).
+    if (this.sessionId === carried) {
+      this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
+      this.setSession(undefined);
+    }
+    const again = await this.ready();
+    if (!again.ok) return again;
+    const second = await this.send(again.value, req);
+    return !second.ok && second.error.kind === 'session_not_found'
+      ? err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'session rejected twice' })
+      : second;
+  }
+
+  private ready(): Promise<Result<Era, GatewayError>> {
+    if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return Promise.resolve(ok(this.era));
+    this.probing ??= this.probe().finally(() => {
+      this.probing = undefined;
+    });
+    return this.probing;
+  }
+
+  private setSession(sessionId: string | undefined, legacyVersion?: string): void {
+    this.sessionId = sessionId;
+    if (sessionId === undefined) this.legacyReady = false;
+    this.headers.setSession(sessionId, legacyVersion);
+  }
+
+  private async probe(): Promise<Result<Era, GatewayError>> {
+    const disc = await this.link.post({
+      headers: this.headers.for('modern', 'server/discover'),
+      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'server/discover', params: discoverParams() },
+    });
+    if (disc.kind === 'credentials_failed') return this.fail(disc.error.reason);
+    if (disc.kind !== 'response' && disc.kind !== 'http_error' && disc.kind !== 'accepted') return this.unreachable(disc);
+    if (disc.kind === 'response' && !isErrorResponse(disc.message)) {
+      this.era = 'modern';
+      this.setIdentity(identityFromDiscover(disc.message.result));
+      this.markUp();
+      this.openStream();
+      return ok('modern');
+    }
+    const modernErr = disc.kind === 'response' || disc.kind === 'http_error' ? disc.message : undefined;
+    if (modernErr && isErrorResponse(modernErr) && isModernError(modernErr.error)) {
+      return this.fail(`upstream speaks the modern era but rejected discovery: ${modernErr.error.message}`);
+    }
+    return this.initialize();
+  }
+
+  private async initialize(): Promise<Result<Era, GatewayError>> {
+    const init = await this.link.post({
+      headers: this.headers.for('legacy', 'initialize'),
+      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'initialize', params: initializeParams() },
+    });
+    if (init.kind === 'credentials_failed') return this.fail(init.error.reason);
+    if (init.kind !== 'response' && init.kind !== 'http_error' && init.kind !== 'accepted') return this.unreachable(init);
+    if (init.kind !== 'response' || isErrorResponse(init.message)) {
+      const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : `HTTP ${init.status}`;
+      return this.fail(`neither server/discover nor initialize succeeded (${why})`);
+    }
+    const result = init.message.result;
+    this.setSession(headerString(init.headers['mcp-session-id']) || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
+    this.era = 'legacy';
+    this.setIdentity(identityFromInitialize(result));
+    await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    this.legacyReady = true;
+    this.markUp();
+    this.openStream();
+    return ok('legacy');
+  }
+
+  private unreachable(o: Unanswered): Result<never, GatewayError> {
+    const text = this.words.unreachable(o);
+    return this.fail(text.reason, text.status, text.log);
+  }
+
+  private openStream(): void {
+    this.stream?.close();
+    const era = this.era;
+    if (!era) return;
+    this.stream = new NotificationStream({
+      pool: this.link.pool,
+      path: this.link.path,
+      era,
+      capabilities: this.identity()?.capabilities ?? {},
+      headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
+      credentials: this.link.credentials,
+      onNotification: (n) => this.handleNotification(n),
+      logger: this.logger,
+    });
+    this.stream.open();
+  }
+
+  /** It stopped working: forget era and session so the next request probes again, and stop
+   * the notification stream (it would retry a dead URL or a forgotten session); the next
+   * successful probe opens a fresh one. `reason` goes to the client, `status` to /readyz,
+   * `log` to the log (failure-text.ts). */
+  private fail(reason: string, status = reason, log = status): Result<never, GatewayError> {
+    this.era = undefined;
+    this.setSession(undefined);
+    this.stream?.close();
+    this.stream = undefined;
+    this.markDown(status, log);
+    this.scheduleReprobe();
+    return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
+  }
+
+  /** A down upstream is probed again in the background with backoff, so /readyz and the
+   * merged lists recover without waiting for a client request to reach it. */
+  private scheduleReprobe(): void {
+    if (this.closed || this.reprobeTimer) return;
+    const delay = this.reprobeDelay;
+    this.reprobeDelay = Math.min(this.reprobeDelay * 2, MAX_REPROBE_MS);
+    this.reprobeTimer = setTimeout(() => {
+      this.reprobeTimer = undefined;
+      if (this.closed || this.era) return;
+      void this.ready().then((r) => {
+        if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
+      });
+    }, delay);
+    this.reprobeTimer.unref();
+  }
+
+  /**
+   * A connection was lost under one call: that call fails, but era and session stay, as
+   * other calls may be doing fine. One cheap idempotent request (legacy ping in the session,
+   * modern server/discover) tells whether the upstream is still there; only if it is not is
+   * the upstream marked down (connection-loss.ts).
+   */
+  private checkAfterLoss(): void {
+    const era = this.era;
+    if (this.checking || era === undefined || this.closed) return;
+    this.checking = true;
+    const method = era === 'modern' ? 'server/discover' : 'ping';
+    void this.link.post({ headers: this.headers.for(era, method), body: { jsonrpc: '2.0', id: this.link.nextId(), method, params: era === 'modern' ? discoverParams() : {} } })
+      .then((o) => {
+        if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) this.unreachable(o);
+      })
+      .finally(() => {
+        this.checking = false;
+      });
+  }
+
+  private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
+    const name = req.method === 'resources/read' ? req.params.uri : req.params.name;
+    const named = era === 'modern' && typeof name === 'string' && NAMED_METHODS.has(req.method);
+    if (!named && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.headers.for(era, req.method);
+    const h = this.headers.with(era, req.method, req.paramHeaders, req.traceHeaders);
+    if (named) h['mcp-name'] = encodeHeaderValue(name);
+    return h;
+  }
+
+  private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
+    const body: JsonObject = { jsonrpc: '2.0', id: this.link.nextId(), method: req.method, params: shapeParams(req, era) };
+    const headers = this.headersOf(era, req);
+    const outcome = await this.link.post({
+      headers,
+      body,
+      signal: req.signal,
+      onNotification: (n) => {
+        if (!this.handleNotification(n)) req.onNotification?.(n);
+      },
+      onServerRequest: (r) => void this.answerServerRequest(era, r),
+    });
+    // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation, g.3 step 7).
+    if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
+      void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected');
+    }
+    return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
+  }
+
+  /** `inSession`: the request carried a legacy session, so a 404 means the upstream forgot it. */
+  private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
+    switch (outcome.kind) {
+      case 'response':
+        return isErrorResponse(outcome.message)
+          ? err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error })
+          : ok(outcome.message.result);
+      case 'accepted':
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'answered a request with 202 and no response' });
+      case 'http_error':
+        if (outcome.status === 404 && inSession) return err({ kind: 'session_not_found' });
+        if (outcome.message && isErrorResponse(outcome.message)) {
+          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error });
+        }
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
+      case 'timeout':
+        return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
+      case 'aborted':
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+      case 'too_large':
+        this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+      case 'network_error': {
+        if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+        if (!outcome.responded && !isLostConnection(outcome.error)) return this.unreachable(outcome);
+        this.logger.warn('upstream connection lost under a request', { error: this.words.forLog(outcome) });
+        this.checkAfterLoss();
+        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+      }
+    }
+  }
+
+  /** Legacy upstreams may start requests on a POST stream; the gateway declared no client
+   * capabilities, so only `ping` gets an answer and anything else a method-not-found. */
+  private async answerServerRequest(era: Era, r: JsonRpcRequest): Promise<void> {
+    const reply: JsonObject = r.method === 'ping'
+      ? { jsonrpc: '2.0', id: r.id, result: {} }
+      : { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Gatehouse does not relay ${r.method} to this client` } };
+    await this.link.post({ headers: this.headers.for(era, 'response'), body: reply });
+  }
+
+  private async cancelLegacy(requestId: number, reason: string): Promise<void> {
+    await this.link.post({
+      headers: this.headers.for('legacy', 'notifications/cancelled'),
+      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } },
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reprobeTimer);
+    this.stream?.close();
+    if (this.era === 'legacy' && this.sessionId) await this.link.delete(this.headers.for('legacy', 'DELETE'));
+    await this.link.close();
+  }
+}

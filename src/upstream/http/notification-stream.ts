@@ -1,0 +1,115 @@
+// The long-lived upstream stream that carries change notifications: the legacy GET stream
+// of a session (2025-11-25) or a modern `subscriptions/listen` POST stream (MCP 2026-07-28, basic/patterns/subscriptions).
+// Reconnects with backoff while open; ends when closed.
+import type { Pool } from 'undici';
+import type { JsonObject, JsonRpcNotification } from '../../protocol/message.ts';
+import { isJsonObject } from '../../protocol/message.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import { discoverParams } from '../era-shape.ts';
+import { readSseData, SseEventTooLarge } from './sse-reader.ts';
+import { parseWireMessage } from '../wire-message.ts';
+import type { UpstreamCredentials } from './upstream-credentials.ts';
+import type { Era } from '../upstream.ts';
+
+export interface NotificationStreamOptions {
+  pool: Pool;
+  path: string;
+  era: Era;
+  capabilities: JsonObject;
+  headers: () => Readonly<Record<string, string>>;
+  /** The upstream's own credentials, asked for on every (re)connect; a 401 drops them. */
+  credentials: UpstreamCredentials | undefined;
+  onNotification: (n: JsonRpcNotification) => void;
+  logger: Logger;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+function listens(caps: JsonObject, key: string): boolean {
+  const c = caps[key];
+  return isJsonObject(c) && c.listChanged === true;
+}
+
+export class NotificationStream {
+  private abort = new AbortController();
+  private closed = false;
+  private backoff = 500;
+
+  constructor(private readonly opts: NotificationStreamOptions) {}
+
+  open(): void {
+    const { capabilities: caps } = this.opts;
+    if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources')) return;
+    void this.loop();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort.abort();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closed) {
+      const status = await this.once().catch((e: unknown) => {
+        // Failures to connect are retried quietly; an upstream that overflows the stream is news.
+        if (e instanceof SseEventTooLarge) this.opts.logger.warn('notification stream dropped: event too large', { limit: e.limit });
+        return 0;
+      });
+      if (this.closed) return;
+      // 405: the upstream offers no stream; polling by TTL covers it (MCP 2026-07-28, basic/transports/streamable-http (backwards compatibility)).
+      if (status === 405 || status === 404) return;
+      await new Promise((r) => setTimeout(r, this.backoff).unref());
+      this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+    }
+  }
+
+  private async once(): Promise<number> {
+    const { pool, path, era, capabilities: caps } = this.opts;
+    const credentials = await this.opts.credentials?.headers();
+    // No credentials now (the token endpoint is down): try again after the backoff.
+    if (credentials !== undefined && !credentials.ok) return 0;
+    const headers = { ...credentials?.value, ...this.opts.headers(), accept: 'text/event-stream' };
+    const res =
+      era === 'legacy'
+        ? await pool.request({ path, method: 'GET', headers: omit(headers, ['mcp-method', 'content-type']), signal: this.abort.signal })
+        : await pool.request({
+            path,
+            method: 'POST',
+            headers: { ...headers, accept: 'application/json, text/event-stream' },
+            signal: this.abort.signal,
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 'gatehouse-listen',
+              method: 'subscriptions/listen',
+              params: {
+                ...discoverParams(),
+                notifications: {
+                  toolsListChanged: listens(caps, 'tools'),
+                  promptsListChanged: listens(caps, 'prompts'),
+                  resourcesListChanged: listens(caps, 'resources'),
+                },
+              },
+            }),
+          });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      if (res.statusCode === 401 && credentials?.ok) await this.opts.credentials?.rejected(credentials.value);
+      return res.statusCode;
+    }
+    this.backoff = 500;
+    for await (const data of readSseData(res.body)) {
+      // Empty data is a priming event (SDK 1.x), not a broken message.
+      if (data === '') continue;
+      const m = parseWireMessage(data);
+      if (m === undefined) this.opts.logger.warn('unparseable message on notification stream');
+      else if ('method' in m && typeof m.method === 'string') this.opts.onNotification(m as JsonRpcNotification);
+    }
+    return 200;
+  }
+}
+
+function omit(h: Readonly<Record<string, string>>, keys: string[]): Record<string, string> {
+  const out = { ...h };
+  for (const k of keys) delete out[k];
+  return out;
+}
