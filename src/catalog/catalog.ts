@@ -12,8 +12,10 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
 import { LRUCache } from 'lru-cache';
-import { mergeLists, type CacheScope, type ItemOrigin, type ListKind, type MergedList } from './merge.ts';
-import { LIST_METHOD, PartCache, type Part } from './part-cache.ts';
+import { mergeLists, type CacheScope, type ItemOrigin, type MergedList } from './merge.ts';
+import { type ListKind } from '../protocol/list-kinds.ts';
+import { PartCache, type Part } from './part-cache.ts';
+import { LIST_METHODS } from '../protocol/list-kinds.ts';
 import { exposedResourceUri, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 
@@ -109,7 +111,7 @@ export class Catalog {
   private offers(u: Upstream, kind: ListKind): boolean {
     const ident = u.identity();
     // Before the first successful probe we do not know: ask, the request will tell.
-    return !ident || isJsonObject(ident.capabilities[LIST_METHOD[kind].capability]);
+    return !ident || isJsonObject(ident.capabilities[LIST_METHODS[kind].capability]);
   }
 
   async view(kind: ListKind, authContext: string): Promise<MergedView> {

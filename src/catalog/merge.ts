@@ -8,11 +8,11 @@
 // Left to others: fetching and caching the parts (per-upstream cursors, ttl clocks),
 // paginating the result (cursor.ts), filtering by policy, logging `renames` and `skipped`,
 // and rewriting `uri` fields inside resources/read replies and resource_link blocks.
+import type { ListKind } from '../protocol/list-kinds.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { gatehouseUri, isGatehouseUri } from './gatehouse-uri.ts';
 import { assignNames, type Rename } from './naming.ts';
 
-export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 export type CacheScope = 'public' | 'private';
 
 export interface MergePart {

@@ -10,7 +10,8 @@ import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import type { CacheScope, ListKind } from './merge.ts';
+import type { CacheScope } from './merge.ts';
+import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { filterTools } from './tool-filter.ts';
 import type { WarnOnce } from './warn-once.ts';
 
@@ -27,13 +28,6 @@ export interface Part {
   headerParams?: Map<string, readonly HeaderParam[]>;
 }
 
-export const LIST_METHOD: Readonly<Record<ListKind, { method: string; field: string; capability: string }>> = {
-  tools: { method: 'tools/list', field: 'tools', capability: 'tools' },
-  prompts: { method: 'prompts/list', field: 'prompts', capability: 'prompts' },
-  resources: { method: 'resources/list', field: 'resources', capability: 'resources' },
-  resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources' },
-};
-
 const MAX_PARTS = 20_000;
 
 /** How long past its TTL a part may still stand in for an upstream whose refresh failed. */
@@ -43,7 +37,7 @@ const MAX_PAGES = 100;
 let generations = 0;
 
 export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce): Promise<Result<Part, GatewayError>> {
-  const { method, field } = LIST_METHOD[kind];
+  const { method, field } = LIST_METHODS[kind];
   const items: JsonObject[] = [];
   let cursor: string | undefined;
   let ttlMs = Number.POSITIVE_INFINITY;

@@ -16,7 +16,7 @@ import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { RequestSpan, Tracing } from '../telemetry/tracing.ts';
-import type { Era } from '../upstream/upstream.ts';
+import type { Era } from '../protocol/versions.ts';
 
 export interface Observation {
   requestId: string;

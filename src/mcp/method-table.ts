@@ -3,7 +3,7 @@
 // checks and rebuilds headers, forwards, and returns the upstream's result unshaped
 // (era shaping is the transport's last step).
 import type { Catalog } from '../catalog/catalog.ts';
-import type { ListKind } from '../catalog/merge.ts';
+import { LIST_METHOD_BY_NAME } from '../protocol/list-kinds.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Call } from '../protocol/call.ts';
 import type { JsonObject } from '../protocol/message.ts';
@@ -16,20 +16,11 @@ import type { Metrics } from '../telemetry/metrics.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import { MODERN_VERSION, LEGACY_VERSION } from '../upstream/upstream.ts';
+import { ALL_SUPPORTED_VERSIONS } from '../protocol/versions.ts';
 
 export type { Reply } from './target-methods.ts';
 
-export const SUPPORTED_MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
-export const SUPPORTED_LEGACY_VERSIONS: readonly string[] = [LEGACY_VERSION, '2025-06-18', '2025-03-26'];
-export const ALL_SUPPORTED_VERSIONS: readonly string[] = [...SUPPORTED_MODERN_VERSIONS, LEGACY_VERSION];
 
-const LIST_KIND: Readonly<Record<string, { kind: ListKind; field: string }>> = {
-  'tools/list': { kind: 'tools', field: 'tools' },
-  'prompts/list': { kind: 'prompts', field: 'prompts' },
-  'resources/list': { kind: 'resources', field: 'resources' },
-  'resources/templates/list': { kind: 'resourceTemplates', field: 'resourceTemplates' },
-};
 
 export interface Gateway {
   handle(call: Call): Promise<Reply>;
@@ -67,7 +58,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   };
 
   const list: Handler = async (call) => {
-    const { kind, field } = LIST_KIND[call.method]!;
+    const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;
     const page = await catalog.page(kind, call.authContext, call.params.cursor, enforcer.listFilter(call.principal, kind));
     if (!page.ok) return page;
     const { items, ...rest } = page.value;

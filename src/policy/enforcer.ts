@@ -3,7 +3,8 @@
 // quarantined items get exactly the error an unknown one gets, so policy never leaks
 // through error messages (docs/architecture.md §5); only `approve` shows policy to the client.
 import type { ListFilter } from '../catalog/catalog.ts';
-import type { ItemOrigin, ListKind } from '../catalog/merge.ts';
+import type { ItemOrigin } from '../catalog/merge.ts';
+import type { ListKind } from '../protocol/list-kinds.ts';
 import type { HeaderParamValue } from '../headers/param-headers.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';

@@ -1,7 +1,7 @@
 // Which of a principal's lists a policy swap changes: compared item by item on the current
 // merged views, so only clients whose visible lists changed are sent list_changed.
 import type { Catalog } from '../catalog/catalog.ts';
-import type { ListKind } from '../catalog/merge.ts';
+import type { ListKind } from '../protocol/list-kinds.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind } from './decision.ts';

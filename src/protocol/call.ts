@@ -4,7 +4,7 @@ import type { Principal } from '../identity/principal.ts';
 import type { Decision } from '../policy/decision.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
-import type { Era } from '../upstream/upstream.ts';
+import type { Era } from './versions.ts';
 import type { GatewayError } from './errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
 import type { Result } from './result.ts';

@@ -17,7 +17,7 @@ import {
   ATTR_NETWORK_TRANSPORT,
 } from '@opentelemetry/semantic-conventions';
 import type { JsonObject, RequestId } from '../protocol/message.ts';
-import type { Era } from '../upstream/upstream.ts';
+import type { Era } from '../protocol/versions.ts';
 import * as sc from './mcp-semconv.ts';
 import { McpSpan, setIf, setTargetAttributes, targetName, type McpTransport, type SpanTarget, type TracedSpan } from './mcp-span.ts';
 import { contextFromHeaders, contextFromMeta, type HeaderSource } from './trace-context.ts';

@@ -3,7 +3,8 @@
 // the modern-only fields, and nothing the 2025-11-25 schema would reject (README, Protocol eras: bridging).
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
-import { META_SERVER_INFO, type Era } from '../upstream/upstream.ts';
+import { META_SERVER_INFO } from '../protocol/meta-keys.ts';
+import { type Era } from '../protocol/versions.ts';
 
 export const GATEWAY_SERVER_INFO: JsonObject = { name: 'gatehouse', title: 'Gatehouse MCP gateway', version: '0.1.0' };
 

@@ -5,15 +5,10 @@
 // item (era-result.ts) is applied before its text is cached, once per era.
 import type { JsonObject, JsonValue } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
-import type { Era } from '../upstream/upstream.ts';
+import { LIST_METHOD_BY_NAME } from '../protocol/list-kinds.ts';
+import type { Era } from '../protocol/versions.ts';
 import { legacyTool, shapeResult } from './era-result.ts';
 
-const LIST_FIELD: Readonly<Record<string, string>> = {
-  'tools/list': 'tools',
-  'prompts/list': 'prompts',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resourceTemplates',
-};
 
 const itemText: Record<Era, WeakMap<JsonObject, string>> = { legacy: new WeakMap(), modern: new WeakMap() };
 
@@ -30,7 +25,7 @@ function textOf(method: string, item: JsonValue, era: Era): string {
 
 /** The shaped result of a list method as JSON text; undefined for any other result. */
 export function listResultJson(method: string, result: JsonObject, era: Era): string | undefined {
-  const field = LIST_FIELD[method];
+  const field = LIST_METHOD_BY_NAME.get(method)?.field;
   const items = field === undefined ? undefined : result[field];
   if (!Array.isArray(items)) return undefined;
   const { [field!]: _, ...rest } = result;

@@ -4,7 +4,7 @@
 import type { Principal } from '../identity/principal.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
-import { META_SUBSCRIPTION_ID } from '../upstream/upstream.ts';
+import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
 import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier } from './notifier.ts';
 import type { HttpReply } from './http-io.ts';

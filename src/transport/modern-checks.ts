@@ -9,7 +9,7 @@ import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../upstream/upstream.ts';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.ts';
 
 export interface ModernMeta {
   protocolVersion: string;

@@ -9,7 +9,8 @@
 //   `notifications/tasks/status`, ...) relayed from a legacy upstream;
 // - everything else passes as it came.
 import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
-import { META_LOG_LEVEL, type Era } from '../upstream/upstream.ts';
+import { META_LOG_LEVEL } from '../protocol/meta-keys.ts';
+import { type Era } from '../protocol/versions.ts';
 
 /** RFC 5424 severities, least severe first (LoggingLevel in both eras' schemas). */
 const SEVERITY: Readonly<Record<string, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };

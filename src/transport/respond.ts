@@ -10,7 +10,7 @@ import type { Call } from '../protocol/call.ts';
 import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../protocol/message.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import type { Era } from '../upstream/upstream.ts';
+import type { Era } from '../protocol/versions.ts';
 import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';

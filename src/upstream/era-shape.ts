@@ -3,18 +3,9 @@
 // reserved io.modelcontextprotocol/* keys (progressToken, trace and custom keys stay).
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
-import {
-  LEGACY_VERSION,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_PROTOCOL_VERSION,
-  MODERN_VERSION,
-  RESERVED_META_PREFIX,
-  type Era,
-  type UpstreamEvent,
-  type UpstreamIdentity,
-  type UpstreamRequest,
-} from './upstream.ts';
+import { type UpstreamEvent, type UpstreamIdentity, type UpstreamRequest } from './upstream.ts';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, RESERVED_META_PREFIX } from '../protocol/meta-keys.ts';
+import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../protocol/versions.ts';
 
 export const GATEWAY_CLIENT_INFO: JsonObject = { name: 'gatehouse', version: '0.1.0' };
 

@@ -5,7 +5,8 @@ import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { eventFromNotification } from './era-shape.ts';
-import type { Era, Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from './upstream.ts';
+import type { Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from './upstream.ts';
+import type { Era } from '../protocol/versions.ts';
 
 export abstract class UpstreamBase<C extends UpstreamConfig> implements Upstream {
   readonly name: string;

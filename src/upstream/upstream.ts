@@ -5,18 +5,7 @@ import type { UpstreamConfig } from '../config/types.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
-
-export type Era = 'modern' | 'legacy';
-
-export const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSION = '2025-11-25';
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-export const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+import type { Era } from '../protocol/versions.ts';
 
 export interface UpstreamRequest {
   method: string;

@@ -21,7 +21,8 @@ import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
-import type { Era, UpstreamRequest } from '../upstream.ts';
+import type { UpstreamRequest } from '../upstream.ts';
+import type { Era } from '../../protocol/versions.ts';
 
 const FIRST_REPROBE_MS = 500;
 const MAX_REPROBE_MS = 5000;

@@ -9,7 +9,7 @@ import { discoverParams } from '../era-shape.ts';
 import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from '../wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
-import type { Era } from '../upstream.ts';
+import type { Era } from '../../protocol/versions.ts';
 
 export interface NotificationStreamOptions {
   pool: Pool;

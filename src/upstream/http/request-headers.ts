@@ -4,7 +4,7 @@
 // override (issue 3). Per era and method these change only with the legacy session, so each
 // set is built once and shared until then; per-call headers (Mcp-Name, Mcp-Param-*, trace
 // context) go on a copy. Credentials are added by authorized-exchange.ts.
-import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../upstream.ts';
+import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../../protocol/versions.ts';
 
 const RESERVED_HEADER = /^(mcp-|host$|content-length$|content-type$|accept$|connection$|transfer-encoding$)/i;
 const ACCEPT_BOTH = 'application/json, text/event-stream';

@@ -12,7 +12,8 @@ import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, shapeParams } from '../era-shape.ts';
 import { UpstreamBase } from '../upstream-base.ts';
-import type { Era, UpstreamRequest } from '../upstream.ts';
+import type { UpstreamRequest } from '../upstream.ts';
+import type { Era } from '../../protocol/versions.ts';
 
 interface Pending {
   resolve: (m: JsonRpcResponse | Error) => void;
