@@ -25,6 +25,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import { buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
+import { compose } from '../http/compose.ts';
+import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
 import { Notifier } from '../transport/notifier.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
@@ -110,7 +112,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   approvals.deps.event = approvalEvent;
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
-  const mcp = createMcpEndpoint({ config, gateway, sessions, notifier, logger, authenticate, observer });
+  // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
+  const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
+  const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
   const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
 
   // Upstreams start in the background: the gateway serves while they come up.

@@ -7,8 +7,8 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { limitBody } from './body-limit.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from '../transport/http-io.ts';
-import { errorResponse } from '../transport/respond.ts';
+import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './http-io.ts';
+import { errorResponse } from './replies.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import { protectedResourceMetadata } from '../identity/resource-metadata.ts';
@@ -70,7 +70,7 @@ export function buildListener(deps: AppDeps): RequestListener {
   const failed = (res: ServerResponse, e: unknown): void => {
     deps.logger.error('request failed', { error: (e as Error).message });
     if (res.headersSent) res.destroy();
-    else writeReply(res, errorResponse({ kind: 'internal', message: 'internal error' }, undefined, true));
+    else writeReply(res, errorResponse({ kind: 'internal', message: 'internal error' }, { era: 'modern' }));
   };
   return (req: IncomingMessage, res: ServerResponse) => {
     if (pathOf(req.url ?? '/') !== path) {

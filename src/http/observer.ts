@@ -26,15 +26,23 @@ export interface Observation {
   span: RequestSpan;
 }
 
+/** When a request arrived: monotonic for durations, wall clock (epoch ms) for the record. */
+export interface Arrival {
+  startedAt: number;
+  wallMs: number;
+}
+
 export interface Observer {
-  begin(req: { method: string; era: Era; headers: HeaderLookup; meta?: JsonObject; rpcId?: RequestId; protocolVersion?: string; sessionId?: string }): Observation;
+  /** `arrival`: when the request arrived, if before now (a refusal found after identity ran). */
+  begin(req: { method: string; era: Era; headers: HeaderLookup; meta?: JsonObject; rpcId?: RequestId; protocolVersion?: string; sessionId?: string }, arrival?: Arrival): Observation;
   /** Refuses calls while the audit trail cannot record them (fail-closed mode). */
   admit(): Result<void, GatewayError>;
   /** Resolves false when the audit record could not be written (fail-closed mode): the
    * response must then not carry the result. Synchronous when there is no record to wait for. */
   finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): boolean | Promise<boolean>;
-  /** A request refused before it became a call (bad headers, unknown method, audit down). */
-  rejected(req: { method: string; era: Era; rpcId?: RequestId; headers: HeaderLookup; principal: Principal; meta?: JsonObject }, error: GatewayError): Promise<void>;
+  /** A request refused before it became a call (Origin, limits, identity, parse, session,
+   * version, unknown method, audit down): its span, metrics and audit record. */
+  rejected(req: { method: string; era: Era; rpcId?: RequestId; headers: HeaderLookup; principal: Principal; meta?: JsonObject }, error: GatewayError, arrival?: Arrival): Promise<void>;
   metrics: Metrics | undefined;
 }
 
@@ -60,8 +68,9 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
   const { tracing, metrics, audit, logger } = deps;
   const observer: Observer = {
     metrics,
-    async rejected(req, error) {
-      const o = observer.begin(req);
+    async rejected(req, error, arrival) {
+      const o = observer.begin(req, arrival);
+      metrics?.recordRefusal(error.kind, mapError(error, req.era === 'modern').status);
       const call: Call = {
         era: req.era,
         id: req.rpcId ?? '',
@@ -78,7 +87,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
       };
       await observer.finish(call, err(error), o);
     },
-    begin(req) {
+    begin(req, arrival) {
       // A per-process random prefix and a counter: unique, 16 hex digits, and no entropy
       // drawn per request (randomBytes showed in the hot path's profile).
       const requestId = `${ID_PREFIX}${(++requestCounter >>> 0).toString(16).padStart(8, '0')}`;
@@ -94,7 +103,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         requestId,
         transport: 'http',
       });
-      return { requestId, startedAt: performance.now(), wallMs: Date.now(), span };
+      return arrival ? { requestId, startedAt: arrival.startedAt, wallMs: arrival.wallMs, span } : { requestId, startedAt: performance.now(), wallMs: Date.now(), span };
     },
     admit() {
       return !audit || audit.healthy() ? ADMITTED : err({ kind: 'audit_unavailable' });

@@ -13,7 +13,7 @@ export interface Principal {
   /** Raw claims (JWT payload, or the API key's configured claims), for rules. */
   claims: Readonly<JsonObject>;
   /** How the caller authenticated. */
-  method: 'api_key' | 'jwt' | 'anonymous';
+  method: 'api_key' | 'jwt' | 'anonymous' | 'none';
   /** Key for `private` caches: one per credential's authorization context. */
   authContext: string;
 }
@@ -25,4 +25,15 @@ export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
   claims: {},
   method: 'anonymous',
   authContext: 'anonymous',
+});
+
+/** Stands in, in records only, for a caller refused before identity established who it is
+ * (401, or an Origin or header-limit refusal that comes first). Never matched by policy. */
+export const UNAUTHENTICATED_PRINCIPAL: Principal = Object.freeze({
+  subject: '',
+  groups: [],
+  scopes: [],
+  claims: {},
+  method: 'none',
+  authContext: 'unauthenticated',
 });

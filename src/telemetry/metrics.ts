@@ -84,6 +84,8 @@ export interface Metrics {
   recordCacheLookup(kind: string, hit: boolean): void;
   recordPolicyDenial(ruleId: string): void;
   recordRateLimited(ruleId: string): void;
+  /** A request refused before it became a call, by error kind and HTTP status. */
+  recordRefusal(reason: string, status: number): void;
   /** The Prometheus text exposition, for `GET /metrics`. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -131,6 +133,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const cacheMisses = new Counter({ name: 'gatehouse_cache_misses_total', help: 'Cache lookups that went upstream, by cache kind.', labelNames: ['kind'] as const, registers });
   const denials = new Counter({ name: 'gatehouse_policy_denials_total', help: 'Requests denied by policy, by rule id.', labelNames: ['rule'] as const, registers });
   const rateLimited = new Counter({ name: 'gatehouse_rate_limited_total', help: 'Requests refused by a rate limit, by rule id.', labelNames: ['rule'] as const, registers });
+  // The reason is a GatewayError kind and the status one the error map gives: both bounded sets.
+  const refusals = new Counter({ name: 'gatehouse_refusals_total', help: 'Requests refused before they became calls (Origin, limits, identity, parse, session, version, method), by reason and HTTP status.', labelNames: ['reason', 'status'] as const, registers });
 
   const report = failureReporter(opts.logger);
   const { upstreamStatus, pendingApprovals, auditStats } = opts;
@@ -188,6 +192,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     recordRateLimited(ruleId) {
       rateLimited.inc({ rule: ruleLabel(ruleId) });
+    },
+    recordRefusal(reason, status) {
+      refusals.inc({ reason, status: String(status) });
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

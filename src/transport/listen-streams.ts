@@ -7,9 +7,9 @@ import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
 import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier } from './notifier.ts';
-import type { HttpReply } from './http-io.ts';
+import type { HttpReply } from '../http/http-io.ts';
 import { SseStream } from './sse-stream.ts';
-import { errorResponse } from './respond.ts';
+import { errorResponse } from '../http/replies.ts';
 
 export const KEEP_ALIVE_MS = 15_000;
 
@@ -22,7 +22,7 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
 export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal?: Principal): HttpReply {
   const filter = msg.params?.notifications;
   if (!isJsonObject(filter)) {
-    return errorResponse({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' }, msg.id, true);
+    return errorResponse({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' }, { id: msg.id, era: 'modern' });
   }
   const wants = new Set<ChangeKind>();
   const honoured: JsonObject = {};

@@ -15,27 +15,13 @@ import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
-import type { HttpReply, TextReply } from './http-io.ts';
+import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 /** What a client is told about an exception inside the gateway; the details go to the log. */
 const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway failed to complete this request' };
-
-export function jsonResponse(status: number, body: JsonObject | undefined, headers?: Record<string, string>): TextReply {
-  return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
-}
-
-/** A reply with no body (202 Accepted, 204 No Content). */
-export function emptyReply(status: number): TextReply {
-  return { status };
-}
-
-export function errorResponse(e: GatewayError, id: RequestId | undefined, modern: boolean, headers?: Record<string, string>): TextReply {
-  const { status, error } = mapError(e, modern);
-  return jsonResponse(status, { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error: error as unknown as JsonObject }, headers);
-}
 
 /** The final JSON-RPC message of a call, as text, with its HTTP status. */
 function finalMessage(call: Call, reply: Reply): { status: number; text: string } {

@@ -12,7 +12,7 @@
 // cut: the check comes before each write, so the final reply, however large, is written whole.
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../protocol/message.ts';
-import { onClientGone } from './client-gone.ts';
+import { onClientGone } from '../http/client-gone.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',

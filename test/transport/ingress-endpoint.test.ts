@@ -3,6 +3,8 @@
 // its body is read (during authentication) does not leave the read hanging; and however many
 // requests are pipelined on a keep-alive connection, watching it for the client going away
 // adds at most one listener to it.
+import { compose } from '../../src/http/compose.ts';
+import { guardLayer, observeLayer, withIdentity } from '../../src/http/mcp-layers.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +17,7 @@ import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { createObserver } from '../../src/http/observer.ts';
 import { buildListener } from '../../src/http/listener.ts';
 import { createTracing } from '../../src/telemetry/tracing.ts';
-import type { HttpReply, HttpRequest } from '../../src/transport/http-io.ts';
+import type { HttpReply, HttpRequest } from '../../src/http/http-io.ts';
 import { LegacySessions } from '../../src/transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../../src/transport/mcp-endpoint.ts';
 import { Notifier } from '../../src/transport/notifier.ts';
@@ -51,7 +53,7 @@ describe('the endpoint on a bare listener', () => {
       return ok(ANONYMOUS_PRINCIPAL);
     };
     sessions = new LegacySessions(undefined, 60_000);
-    const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier: new Notifier(), logger, authenticate, observer });
+    const endpoint = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, createMcpEndpoint({ config, gateway, sessions, notifier: new Notifier(), logger, observer })));
     const replies: HttpReply[] = [];
     const arrived: HttpRequest[] = [];
     const mcp = async (req: HttpRequest): Promise<HttpReply> => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { buildListener } from '../../src/http/listener.ts';
-import type { HttpReply, HttpRequest } from '../../src/transport/http-io.ts';
+import type { HttpReply, HttpRequest } from '../../src/http/http-io.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/listener-test.yaml', {}, { host: '127.0.0.1', port: 0 });
 let server: Server | undefined;

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import { onClientGone } from './client-gone.ts';
-import { SseStream } from './sse-stream.ts';
+import { SseStream } from '../transport/sse-stream.ts';
 
 /** Header access by name; `Headers` fits it too. */
 export interface HeaderReader {

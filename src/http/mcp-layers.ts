@@ -1,0 +1,68 @@
+// The layers in front of the MCP endpoint, in order (MCP 2026-07-28,
+// basic/transports/streamable-http, request headers: checks before any parsing): observe
+// (outermost: every request, refused ones included, leaves a span, metrics and an audit
+// record), Origin (403, the DNS-rebinding defence), header count and size (431), then
+// identity (401/403 with WWW-Authenticate), which hands the endpoint its principal.
+import type { GatewayConfig } from '../config/types.ts';
+import type { Authenticate } from '../identity/authenticate.ts';
+import { UNAUTHENTICATED_PRINCIPAL, type Principal } from '../identity/principal.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { Endpoint, Layer } from './compose.ts';
+import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
+import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
+import type { Observer } from './observer.ts';
+import { refuse, type Refusal } from './replies.ts';
+
+const SESSION_HEADER = 'mcp-session-id';
+/** What a client is told of an exception inside the gateway; the details go to the log. */
+const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway failed to complete this request' };
+
+/** Before the body is read the era is a guess from the headers: a session id means 2025-11-25. */
+function eraOf(req: HttpRequest): 'modern' | 'legacy' {
+  return req.header(SESSION_HEADER) === undefined ? 'modern' : 'legacy';
+}
+
+export function observeLayer(observer: Observer, logger: Logger, path: string): Layer {
+  const record = (req: HttpRequest, r: Refusal, arrival: { startedAt: number; wallMs: number }): Promise<void> =>
+    observer.rejected(
+      { method: r.method ?? `${req.method} ${path}`, era: r.era, rpcId: r.rpcId, headers: req.header, principal: r.principal ?? UNAUTHENTICATED_PRINCIPAL, meta: r.meta },
+      r.error,
+      arrival,
+    );
+  return async (req, next) => {
+    const arrival = { startedAt: performance.now(), wallMs: Date.now() };
+    let reply: HttpReply;
+    try {
+      reply = await next(req);
+    } catch (e) {
+      // A bug (errors are values inside): its stack is what finds it; the client gets a fixed text.
+      logger.error('request failed', { error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined });
+      reply = refuse({ error: INTERNAL_FAILURE, era: eraOf(req) });
+    }
+    const refusal = (reply as TextReply & { refusal?: Refusal }).refusal;
+    if (refusal !== undefined) await record(req, refusal, arrival);
+    return reply;
+  };
+}
+
+export function guardLayer(config: GatewayConfig): Layer {
+  const { allowedOrigins, limits } = config;
+  return (req, next) => {
+    const origin = checkOrigin(req.header('origin'), allowedOrigins);
+    if (!origin.ok) return Promise.resolve(refuse({ error: origin.error, era: eraOf(req) }));
+    const sized = checkHeaderLimits(req.rawHeaders, limits.maxHeaderCount, limits.maxHeaderBytes);
+    if (!sized.ok) return Promise.resolve(refuse({ error: sized.error, era: eraOf(req) }));
+    return next(req);
+  };
+}
+
+/** Identity comes before anything is parsed; the endpoint gets the principal it established. */
+export function withIdentity(authenticate: Authenticate, endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>): Endpoint {
+  return async (req) => {
+    const auth = await authenticate(req.headers);
+    if (auth.ok) return endpoint(req, auth.value);
+    const f = auth.error;
+    return refuse({ error: { kind: 'auth_failed', status: f.status, message: f.description }, era: eraOf(req) }, f.wwwAuthenticate ? { 'www-authenticate': f.wwwAuthenticate } : undefined);
+  };
+}
