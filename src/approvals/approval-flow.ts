@@ -2,7 +2,7 @@
 // (or its fallback), and says what the pipeline does next: forward the call (with exactly
 // the approved params), or answer now (the MRTR question, a declined tool result). Every
 // timeout, error and cancellation fails closed: nothing is forwarded (issue: approvals).
-import type { Call } from '../protocol/call.ts';
+import type { ApprovalRecord, Call } from '../protocol/call.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
@@ -39,6 +39,13 @@ export interface ApprovalDeps {
 
 export type FlowStep = { kind: 'forward'; params: JsonObject } | { kind: 'reply'; result: JsonObject };
 
+/** What the approval decided, and the record of it (channel, decision, who, id, time waited). */
+export interface ApprovalRun {
+  step: Result<FlowStep, GatewayError>;
+  approval?: ApprovalRecord;
+  waitedMs?: number;
+}
+
 export interface FlowTarget extends ApprovalTarget {
   upstreamName: string;
 }
@@ -48,7 +55,7 @@ function usable(channel: ApprovalChannel, call: Call, deps: ApprovalDeps | undef
   return deps?.channels.has(channel) ?? false;
 }
 
-export async function runApproval(deps: ApprovalDeps | undefined, call: Call, decision: Decision, t: FlowTarget): Promise<Result<FlowStep, GatewayError>> {
+export async function runApproval(deps: ApprovalDeps | undefined, call: Call, decision: Decision, t: FlowTarget): Promise<ApprovalRun> {
   const approver = (decision.approval?.approver ?? 'console') as ApprovalChannel;
   const fallback = decision.approval?.fallback as ApprovalChannel | undefined;
   const timeoutMs = decision.approval?.timeoutMs ?? deps?.defaultTimeoutMs ?? 300_000;
@@ -58,12 +65,12 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
   if (call.era === 'modern' && typeof state === 'string' && deps) {
     const userMayApprove = approver === 'user' || fallback === 'user';
     const v = await verifyModernRetry(deps.sealer, t, call.authContext, state, call.params.inputResponses, deps.now(), userMayApprove);
-    if (!v.ok) return v;
+    if (!v.ok) return { step: v };
     const decision = v.value.kind === 'approved' ? 'approved' : 'denied';
-    call.approval = { channel: 'user', decision, by: call.principal.subject, ...(v.value.id ? { id: v.value.id } : {}) };
+    const approval: ApprovalRecord = { channel: 'user', decision, by: call.principal.subject, ...(v.value.id ? { id: v.value.id } : {}) };
     if (v.value.id) userEvent(deps, 'approval_decided', call, t, v.value.id, { decision, by: call.principal.subject });
-    if (v.value.kind === 'declined') return ok({ kind: 'reply', result: declinedResult(t, v.value.reason) });
-    return ok({ kind: 'forward', params: forwardedParams(call.params, v.value.upstreamState) });
+    if (v.value.kind === 'declined') return { step: ok({ kind: 'reply', result: declinedResult(t, v.value.reason) }), approval };
+    return { step: ok({ kind: 'forward', params: forwardedParams(call.params, v.value.upstreamState) }), approval };
   }
 
   const channel = [approver, fallback].find((c): c is ApprovalChannel => c !== undefined && usable(c, call, deps));
@@ -71,38 +78,39 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
     const how = approver === 'user'
       ? 'this client cannot be asked: use a client that declares the elicitation capability (form mode)'
       : `the "${approver}" approval channel is not configured on this gateway`;
-    return err({
+    return { step: err({
       kind: 'approval_required',
       message: `Calling ${t.name} needs approval (${approver}), and ${how}${fallback ? ` (fallback "${fallback}" is not available either)` : ''}. Nothing was run.`,
       data: { rule: decision.ruleId, approver, ...(fallback ? { fallback } : {}) },
-    });
+    }) };
   }
 
   if (channel === 'user' && call.era === 'modern') {
     const id = newUserApprovalId();
-    call.approval = { channel: 'user', decision: 'requested', id };
     userEvent(deps, 'approval_requested', call, t, id);
-    return ok({ kind: 'reply', result: askModern(deps!.sealer, t, call.authContext, deps!.now(), timeoutMs, id) });
+    return { step: ok({ kind: 'reply', result: askModern(deps!.sealer, t, call.authContext, deps!.now(), timeoutMs, id) }), approval: { channel: 'user', decision: 'requested', id } };
   }
   if (channel === 'user') {
     const id = newUserApprovalId();
     userEvent(deps, 'approval_requested', call, t, id);
     const started = performance.now();
     const answer = await call.elicit!(approvalQuestion(t), timeoutMs);
-    call.approvalWaitMs = performance.now() - started;
+    const waitedMs = performance.now() - started;
     if (!answer.ok) {
       userEvent(deps, 'approval_decided', call, t, id, { decision: 'expired', reason: answer.error.kind === 'approval_required' ? answer.error.message : answer.error.kind });
-      return answer;
+      return { step: answer, waitedMs };
     }
     const verdict = readAnswer(answer.value);
     const decision = verdict.kind === 'approved' ? 'approved' : 'denied';
-    call.approval = { channel: 'user', decision, by: call.principal.subject, id };
+    const approval: ApprovalRecord = { channel: 'user', decision, by: call.principal.subject, id };
     userEvent(deps, 'approval_decided', call, t, id, { decision, by: call.principal.subject });
-    return verdict.kind === 'approved' ? ok({ kind: 'forward', params: call.params }) : ok({ kind: 'reply', result: declinedResult(t, verdict.reason) });
+    const step: FlowStep = verdict.kind === 'approved' ? { kind: 'forward', params: call.params } : { kind: 'reply', result: declinedResult(t, verdict.reason) };
+    return { step: ok(step), approval, waitedMs };
   }
 
   const progressToken = isJsonObject(call.params._meta) ? call.params._meta.progressToken : undefined;
   const waitStarted = performance.now();
+  let createdId: string | undefined;
   const outcome = await deps!.request(
     {
       principal: { subject: call.principal.subject, authContext: call.authContext, groups: call.principal.groups },
@@ -120,7 +128,7 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
       timeoutMs,
       // The approval's id goes into the call's audit record and span.
       onCreated: (r) => {
-        call.approval = { channel, decision: 'requested', id: r.id };
+        createdId = r.id;
       },
       // Progress keeps the client's stream alive while a person decides (issue: webhook).
       ...(typeof progressToken === 'string' || typeof progressToken === 'number'
@@ -128,15 +136,19 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
         : {}),
     },
   );
-  call.approvalWaitMs = performance.now() - waitStarted;
-  call.approval = { channel, decision: outcome.decision, ...(call.approval?.id ? { id: call.approval.id } : {}), ...(outcome.by ? { by: outcome.by } : {}) };
+  const waitedMs = performance.now() - waitStarted;
+  const approval: ApprovalRecord = { channel, decision: outcome.decision, ...(createdId ? { id: createdId } : {}), ...(outcome.by ? { by: outcome.by } : {}) };
   switch (outcome.decision) {
     case 'approved':
-      return ok({ kind: 'forward', params: call.params });
+      return { step: ok({ kind: 'forward', params: call.params }), approval, waitedMs };
     case 'denied':
-      return ok({ kind: 'reply', result: declinedResult(t, outcome.reason ?? `denied by ${outcome.by ?? channel}`) });
+      return { step: ok({ kind: 'reply', result: declinedResult(t, outcome.reason ?? `denied by ${outcome.by ?? channel}`) }), approval, waitedMs };
     default:
-      return err({ kind: 'approval_required', message: `No approval for ${t.name} (${outcome.decision}${outcome.reason ? `: ${outcome.reason}` : ''}); nothing was run.`, data: { rule: decision.ruleId, approver: channel } });
+      return {
+        step: err({ kind: 'approval_required', message: `No approval for ${t.name} (${outcome.decision}${outcome.reason ? `: ${outcome.reason}` : ''}); nothing was run.`, data: { rule: decision.ruleId, approver: channel } }),
+        approval,
+        waitedMs,
+      };
   }
 }
 

@@ -29,7 +29,7 @@ const timing = { requestId: 'r1', time: '2026-01-01T00:00:00.000Z', outcome: 'ok
 
 describe('request audit record', () => {
   it('writes only the fields that apply, in canonical order, with nothing for absent ones', () => {
-    const rec = buildRequestRecord(call({ method: 'ping', params: {} }), ok({}), timing, bodies);
+    const rec = buildRequestRecord(call({ method: 'ping', params: {} }), {}, ok({}), timing, bodies);
     expect(canonicalJson(rec)).toBe(
       '{"durationMs":1.5,"era":"modern","method":"ping","outcome":"ok","principal":{"groups":["ops"],"method":"api_key","subject":"ops-bot"},' +
         '"requestId":"r1","rpcId":7,"time":"2026-01-01T00:00:00.000Z","type":"request"}',
@@ -40,14 +40,14 @@ describe('request audit record', () => {
 
   it('records target, decision, approval, client, params, bodies and timings of a full call', () => {
     const rec = buildRequestRecord(
-      call({
-        clientInfo: { name: 'cli', version: '1', extra: true },
+      call({ clientInfo: { name: 'cli', version: '1', extra: true } }),
+      {
         paramValues: { 'Mcp-Param-Region': 'eu' },
         target: { upstream: 'up', name: 'up__query', upstreamName: 'query' },
         decision: { effect: 'approve', ruleId: 'r', reason: '' },
         approval: { channel: 'console', decision: 'approved', by: 'alice', id: 'a1' },
         upstreamMs: 1.23456,
-      }),
+      },
       ok({ content: [] }),
       { ...timing, traceId: 'abc', errorCode: undefined, responseBytes: 99 },
       bodies,
@@ -78,7 +78,7 @@ describe('request audit record', () => {
   });
 
   it('keeps an empty client object when clientInfo names neither name nor version', () => {
-    const rec = buildRequestRecord(call({ clientInfo: {} }), ok({}), timing, bodies);
+    const rec = buildRequestRecord(call({ clientInfo: {} }), {}, ok({}), timing, bodies);
     expect(canonicalJson(rec)).toContain('"client":{}');
   });
 });

@@ -1,8 +1,8 @@
-// Builds the audit record of one request from the typed Call and its reply (pure). Bodies
+// Builds the audit record of one request from the typed Call, the record of what the MCP
+// ring decided about it, and the reply the client received (pure). Bodies
 // go through the configured recording mode (digest by default, redacted or full per rule);
 // nothing from headers or credentials is ever copied in.
-import type { Reply } from '../mcp/target-methods.ts';
-import type { Call } from '../protocol/call.ts';
+import type { Call, CallRecord, Reply } from '../protocol/call.ts';
 import { isJsonObject, type JsonValue } from '../protocol/message.ts';
 import type { AuditBodies } from './audit-body.ts';
 import type { AuditOutcome, RequestAuditRecord } from './audit-record.ts';
@@ -26,13 +26,13 @@ function requestBody(call: Call): JsonValue | undefined {
 // canonicalJson takes its fast path; an absent field is an undefined member, which the
 // canonical text leaves out exactly as it would leave out a missing key. (Any order would be
 // correct, only slower.) No spreads: this runs once per request.
-export function buildRequestRecord(call: Call, reply: Reply, t: RecordTiming, bodies: AuditBodies): RequestAuditRecord {
-  const target = call.target;
+export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply, t: RecordTiming, bodies: AuditBodies): RequestAuditRecord {
+  const target = record.target;
   const name = target?.name;
   const info = call.clientInfo;
-  const decision = call.decision;
-  const approval = call.approval;
-  const params = call.paramValues;
+  const decision = record.decision;
+  const approval = record.approval;
+  const params = record.paramValues;
   const method = call.method;
   const withResult = reply.ok && (method === 'tools/call' || method === 'prompts/get' || method === 'resources/read');
   return {
@@ -58,7 +58,7 @@ export function buildRequestRecord(call: Call, reply: Reply, t: RecordTiming, bo
     traceId: t.traceId || undefined,
     type: 'request',
     upstream: target?.upstream,
-    upstreamMs: call.upstreamMs !== undefined ? Math.round(call.upstreamMs * 1000) / 1000 : undefined,
+    upstreamMs: record.upstreamMs !== undefined ? Math.round(record.upstreamMs * 1000) / 1000 : undefined,
     upstreamName: target?.upstreamName,
   };
 }

@@ -3,13 +3,12 @@
 // observation before dispatch and finishes it with the reply; the audit record of a
 // completed request is written before its response is sent when the sink says so.
 import { randomBytes } from 'node:crypto';
-import type { Reply } from '../mcp/target-methods.ts';
 import type { AuditBodies } from '../audit/audit-body.ts';
 import type { AuditOutcome, AuditTrail } from '../audit/audit-record.ts';
 import { buildRequestRecord } from '../audit/request-record.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { Call } from '../protocol/call.ts';
+import { NO_RECORD, type Call, type CallRecord, type Reply } from '../protocol/call.ts';
 import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, RequestId } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
@@ -39,20 +38,22 @@ export interface Observer {
   admit(): Result<void, GatewayError>;
   /** Resolves false when the audit record could not be written (fail-closed mode): the
    * response must then not carry the result. Synchronous when there is no record to wait for. */
-  finish(call: Call, reply: Reply | 'cancelled', o: Observation, responseBytes?: number): boolean | Promise<boolean>;
+  finish(call: Call, reply: Reply | 'cancelled', record: CallRecord, o: Observation, responseBytes?: number): boolean | Promise<boolean>;
   /** A request refused before it became a call (Origin, limits, identity, parse, session,
    * version, unknown method, audit down): its span, metrics and audit record. */
   rejected(req: { method: string; era: Era; rpcId?: RequestId; headers: HeaderLookup; principal: Principal; meta?: JsonObject }, error: GatewayError, arrival?: Arrival): Promise<void>;
   metrics: Metrics | undefined;
 }
 
-export function outcomeOf(reply: Reply | 'cancelled'): { outcome: AuditOutcome; errorCode?: number; errorMessage?: string } {
+/** The outcome and code as the client received them: errors are mapped by the client's era,
+ * exactly as its answer was. */
+export function outcomeOf(reply: Reply | 'cancelled', era: Era): { outcome: AuditOutcome; errorCode?: number; errorMessage?: string } {
   if (reply === 'cancelled') return { outcome: 'cancelled' };
   if (reply.ok) {
     if (reply.value.isError === true) return { outcome: 'tool_error' };
     return { outcome: reply.value.resultType === 'input_required' ? 'approval_required' : 'ok' };
   }
-  const { error } = mapError(reply.error);
+  const { error } = mapError(reply.error, era === 'modern');
   const outcome: AuditOutcome =
     reply.error.kind === 'rate_limited' ? 'rate_limited' : reply.error.kind === 'approval_required' ? 'approval_required' : 'error';
   return { outcome, errorCode: error.code, errorMessage: error.message };
@@ -85,7 +86,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         notify: () => undefined,
         requestId: o.requestId,
       };
-      await observer.finish(call, err(error), o);
+      await observer.finish(call, err(error), NO_RECORD, o);
     },
     begin(req, arrival) {
       // A per-process random prefix and a counter: unique, 16 hex digits, and no entropy
@@ -108,13 +109,14 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
     admit() {
       return !audit || audit.healthy() ? ADMITTED : err({ kind: 'audit_unavailable' });
     },
-    finish(call, reply, o, responseBytes) {
+    finish(call, reply, record, o, responseBytes) {
       const durationMs = performance.now() - o.startedAt;
-      const { outcome, errorCode, errorMessage } = outcomeOf(reply);
-      const decision = call.decision;
-      const denied = decision?.effect === 'deny';
+      const { outcome, errorCode, errorMessage } = outcomeOf(reply, call.era);
+      const decision = record.decision;
+      const effect = decision?.effect;
+      const denied = effect === 'deny' || effect === 'hidden' || effect === 'quarantined';
       const finalOutcome: AuditOutcome = denied ? 'denied' : outcome;
-      const target = call.target;
+      const target = record.target;
       const span = o.span;
       // The attribute objects are built only for a span that records them (tracing on).
       if (span.recording) {
@@ -122,11 +124,11 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
           span.setTarget(call.method === 'resources/read' ? { resourceUri: target.name } : call.method === 'prompts/get' ? { prompt: target.name } : { tool: target.name });
           span.setUpstream(target.upstream);
         }
-        if (decision) span.setDecision({ effect: decision.effect, ruleId: decision.ruleId, approvalId: call.approval?.id || undefined });
+        if (decision) span.setDecision({ effect: decision.effect, ruleId: decision.ruleId, approvalId: record.approval?.id || undefined });
       }
       span.end({ outcome: finalOutcome, errorCode, errorMessage: errorMessage || undefined });
       if (metrics) {
-        const waitedMs = call.upstreamMs !== undefined || call.approvalWaitMs !== undefined ? (call.upstreamMs ?? 0) + (call.approvalWaitMs ?? 0) : undefined;
+        const waitedMs = record.upstreamMs !== undefined || record.approvalWaitMs !== undefined ? (record.upstreamMs ?? 0) + (record.approvalWaitMs ?? 0) : undefined;
         metrics.recordRequest({
           method: call.method,
           upstream: target?.upstream,
@@ -136,12 +138,13 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
           // Time waiting on upstreams and on people is not the gateway's own overhead.
           upstreamMs: waitedMs,
         });
-        if (denied) metrics.recordPolicyDenial(decision.ruleId);
+        if (denied) metrics.recordPolicyDenial(decision!.ruleId);
         if (finalOutcome === 'rate_limited' && decision) metrics.recordRateLimited(decision.ruleId);
       }
       if (!audit || !deps.bodies) return true;
       const rec = buildRequestRecord(
         call,
+        record,
         reply === 'cancelled' ? CANCELLED_REPLY : reply,
         { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes },
         deps.bodies,

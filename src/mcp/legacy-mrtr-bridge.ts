@@ -4,8 +4,7 @@
 // then retries upstream with `inputResponses` keyed as asked and `requestState` copied byte
 // for byte. Anything the client cannot answer (sampling, roots, no elicitation) is left as
 // is, and the transport answers it with a clear error.
-import type { Reply } from './target-methods.ts';
-import type { Call } from '../protocol/call.ts';
+import type { Call, Reply } from '../protocol/call.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 

@@ -5,11 +5,11 @@
 import type { Catalog } from '../catalog/catalog.ts';
 import { LIST_METHOD_BY_NAME } from '../protocol/list-kinds.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import type { Call } from '../protocol/call.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok } from '../protocol/result.ts';
-import { createCallHandlers, type Handler, type Reply } from './target-methods.ts';
+import { createTargetMethods, type Handler } from './targets.ts';
+import { NO_RECORD, type Call, type Handled } from '../protocol/call.ts';
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -18,12 +18,13 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { ALL_SUPPORTED_VERSIONS } from '../protocol/versions.ts';
 
-export type { Reply } from './target-methods.ts';
 
 
+
+const EMPTY_RESULT: Handled = Object.freeze({ reply: ok({}), record: NO_RECORD });
 
 export interface Gateway {
-  handle(call: Call): Promise<Reply>;
+  handle(call: Call): Promise<Handled>;
   knows(method: string, era: 'modern' | 'legacy'): boolean;
   capabilities(): JsonObject;
   instructions(): string | undefined;
@@ -60,22 +61,25 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const list: Handler = async (call) => {
     const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;
     const page = await catalog.page(kind, call.authContext, call.params.cursor, enforcer.listFilter(call.principal, kind));
-    if (!page.ok) return page;
+    if (!page.ok) return { reply: page, record: NO_RECORD };
     const { items, ...rest } = page.value;
-    return ok({ [field]: items, ...rest });
+    return { reply: ok({ [field]: items, ...rest }), record: NO_RECORD };
   };
 
-  const targets = createCallHandlers({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), ...(deps.approvals ? { approvals: deps.approvals } : {}) });
+  const targets = createTargetMethods({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), ...(deps.approvals ? { approvals: deps.approvals } : {}) });
 
   const discover: Handler = async () => {
     const text = instructions();
-    return ok({
-      supportedVersions: [...ALL_SUPPORTED_VERSIONS],
-      capabilities: capabilities(),
-      ...(text ? { instructions: text } : {}),
-      ttlMs: 60_000,
-      cacheScope: 'public',
-    });
+    return {
+      reply: ok({
+        supportedVersions: [...ALL_SUPPORTED_VERSIONS],
+        capabilities: capabilities(),
+        ...(text ? { instructions: text } : {}),
+        ttlMs: 60_000,
+        cacheScope: 'public',
+      }),
+      record: NO_RECORD,
+    };
   };
 
   const common: Record<string, Handler> = {
@@ -88,8 +92,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const modern: Record<string, Handler> = { ...common, 'server/discover': discover };
   const legacy: Record<string, Handler> = {
     ...common,
-    ping: async () => ok({}),
-    'logging/setLevel': async () => ok({}),
+    ping: async () => EMPTY_RESULT,
+    'logging/setLevel': async () => EMPTY_RESULT,
   };
 
   return {
@@ -97,7 +101,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Not async: the handler's own promise is the answer, with no wrapper promise around it.
     handle(call) {
       const handler = (call.era === 'modern' ? modern : legacy)[call.method];
-      if (!handler) return Promise.resolve(err({ kind: 'method_not_found', method: call.method }));
+      if (!handler) return Promise.resolve({ reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD });
       return handler(call);
     },
     capabilities,

@@ -1,7 +1,8 @@
-// The typed record of one client request, built once by the transport and read by the
-// rest of the pipeline (docs/architecture.md §4). Nothing downstream looks at raw HTTP again.
+// The typed record of one client request, built once by the transport and never changed
+// (docs/architecture.md §4), and the record of what the MCP ring decided about it. Each stage
+// returns what it decided; the ring assembles a CallRecord from those returns, and audit,
+// metrics and spans read that record, never fields written on the Call along the way.
 import type { Principal } from '../identity/principal.ts';
-import type { Decision } from '../policy/decision.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
 import type { Era } from './versions.ts';
@@ -10,39 +11,67 @@ import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
 import type { Result } from './result.ts';
 
 export interface Call {
-  era: Era;
-  id: RequestId;
-  method: string;
-  params: JsonObject;
-  protocolVersion: string;
-  clientCapabilities: JsonObject;
-  clientInfo?: JsonObject;
+  readonly era: Era;
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly protocolVersion: string;
+  readonly clientCapabilities: JsonObject;
+  readonly clientInfo?: JsonObject;
   /** Who is calling (identity ring). */
-  principal: Principal;
+  readonly principal: Principal;
   /** Authorization context that keys `private` caches: the principal's. */
-  authContext: string;
+  readonly authContext: string;
   /** Inbound HTTP headers, case-insensitive. Only modern calls have validated Mcp-* headers. */
-  headers: HeaderLookup;
-  /** Decoded, checked Mcp-Param-* values (modern tools/call), for policy and audit. */
-  paramValues?: Record<string, HeaderParamValue>;
-  /** What the call resolved to, once known (for policy and audit). */
-  target?: { upstream: string; name: string; upstreamName: string };
-  /** The policy decision, once made. */
-  decision?: Decision;
+  readonly headers: HeaderLookup;
   /** The gateway's own id of this request (audit, traces, logs). */
-  requestId?: string;
+  readonly requestId?: string;
   /** The request's span, for upstream child spans and propagation. */
-  span?: RequestSpan;
-  /** Milliseconds spent waiting on upstreams. */
-  upstreamMs?: number;
-  /** Milliseconds spent waiting for a person's approval (not gateway overhead). */
-  approvalWaitMs?: number;
-  /** The approval this call went through, for audit. */
-  approval?: { channel: string; decision: string; by?: string; id?: string };
+  readonly span?: RequestSpan;
   /** Aborted when the client disconnects (modern) or cancels (legacy). */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** Progress / log notifications for this request's stream. */
-  notify: (n: JsonRpcNotification) => void;
+  readonly notify: (n: JsonRpcNotification) => void;
   /** Legacy clients that declared elicitation: asks them on this call's stream and waits. */
-  elicit?: (params: JsonObject, timeoutMs: number) => Promise<Result<JsonObject, GatewayError>>;
+  readonly elicit?: (params: JsonObject, timeoutMs: number) => Promise<Result<JsonObject, GatewayError>>;
 }
+
+/** What a method answers: a result, or a gateway error that the era's rules map once. */
+export type Reply = Result<JsonObject, GatewayError>;
+
+/**
+ * How a call was judged, in the record's own words: the policy's effect, or what stopped the
+ * call before or beside policy. `hidden` (a name the caller may not see, answered as unknown),
+ * `quarantined` (a pinned definition that changed), `rate_limited` (the rule allowed it; its
+ * limit did not), `unchecked` (the rate limiter could not be asked: refused, fail closed).
+ */
+export type RecordedEffect = 'allow' | 'deny' | 'approve' | 'hidden' | 'quarantined' | 'rate_limited' | 'unchecked';
+
+export interface ApprovalRecord {
+  channel: string;
+  /** requested, approved, denied, expired, cancelled. */
+  decision: string;
+  by?: string;
+  id?: string;
+}
+
+export interface CallRecord {
+  /** What the exposed name resolved to. */
+  readonly target?: { upstream: string; name: string; upstreamName: string };
+  readonly decision?: { effect: RecordedEffect; ruleId: string; reason?: string };
+  /** Decoded Mcp-Param-* values (tools/call), for audit. */
+  readonly paramValues?: Readonly<Record<string, HeaderParamValue>>;
+  /** Milliseconds spent waiting on upstreams. */
+  readonly upstreamMs?: number;
+  readonly approval?: ApprovalRecord;
+  /** Milliseconds spent waiting for a person's approval (not gateway overhead). */
+  readonly approvalWaitMs?: number;
+}
+
+/** A method's answer with the record of how it was reached. */
+export interface Handled {
+  readonly reply: Reply;
+  readonly record: CallRecord;
+}
+
+export const NO_RECORD: CallRecord = Object.freeze({});

@@ -5,7 +5,7 @@ import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest, TextReply } from '../http/http-io.ts';
 import { emptyReply, errorResponse, jsonResponse, refuse, type Refusal } from '../http/replies.ts';
-import type { Call } from '../protocol/call.ts';
+import { NO_RECORD, type Call } from '../protocol/call.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/message.ts';
 import { isJsonObject, isNotification, isRequest, isResponse } from '../protocol/message.ts';
@@ -86,7 +86,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
       requestId: observation.requestId,
     };
     // As for every call: unrecorded, the session id does not leave (fail-closed audit).
-    const finished = observer.finish(call, ok(result), observation, Buffer.byteLength(reply.body!));
+    const finished = observer.finish(call, ok(result), NO_RECORD, observation, Buffer.byteLength(reply.body!));
     if (finished !== true && !(await finished)) return errorResponse({ kind: 'audit_unavailable' }, { id: msg.id, era: 'legacy' });
     return reply;
   }

@@ -6,7 +6,7 @@ import type { Observation, Observer } from '../http/observer.ts';
 import { dispatch } from './respond.ts';
 
 const gateway: Gateway = {
-  handle: async () => ({ ok: true, value: { content: [{ type: 'text', text: 'hi' }] } }),
+  handle: async () => ({ reply: { ok: true, value: { content: [{ type: 'text', text: 'hi' }] } }, record: {} }),
   knows: () => true,
   capabilities: () => ({}),
   instructions: () => undefined,

@@ -5,8 +5,8 @@
 // keep their HTTP status (400 for -32020 etc.). A cancelled request gets no answer. A failure
 // inside the gateway is logged; the client gets a fixed message, never the exception's own
 // (it can name paths, addresses, library internals).
-import type { Gateway, Reply } from '../mcp/method-table.ts';
-import type { Call } from '../protocol/call.ts';
+import type { Gateway } from '../mcp/method-table.ts';
+import { NO_RECORD, type Call, type CallRecord, type Reply } from '../protocol/call.ts';
 import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../protocol/message.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -23,17 +23,23 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 /** What a client is told about an exception inside the gateway; the details go to the log. */
 const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway failed to complete this request' };
 
+const LEGACY_INPUT_REQUIRED: Reply = {
+  ok: false,
+  error: { kind: 'internal', message: 'the upstream asked for client input (input_required), which Gatehouse cannot yet relay to 2025-11-25 clients' },
+};
+
+/** The reply the client will receive: a 2025-11-25 client cannot be handed an MRTR question
+ * the bridge could not answer for it, so it gets a clear error instead of an invalid result.
+ * The audit record and span read this, not the upstream's answer. */
+function deliverable(call: Call, reply: Reply): Reply {
+  return call.era === 'legacy' && reply.ok && reply.value.resultType === 'input_required' ? LEGACY_INPUT_REQUIRED : reply;
+}
+
 /** The final JSON-RPC message of a call, as text, with its HTTP status. */
 function finalMessage(call: Call, reply: Reply): { status: number; text: string } {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},`;
   if (reply.ok) {
     const result = reply.value;
-    if (call.era === 'legacy' && result.resultType === 'input_required') {
-      // MRTR cannot be expressed to a 2025-11-25 client yet; say so rather than send an
-      // invalid result.
-      const e = mapError({ kind: 'internal', message: 'the upstream asked for client input (input_required), which Gatehouse cannot yet relay to 2025-11-25 clients' });
-      return { status: e.status, text: `${head}"error":${JSON.stringify(e.error)}}` };
-    }
     const text = listResultJson(call.method, result, call.era) ?? JSON.stringify(shapeResult(call.method, result, call.era));
     return { status: 200, text: `${head}"result":${text}}` };
   }
@@ -67,8 +73,9 @@ export interface DispatchOptions {
 export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>, opts: DispatchOptions): Promise<HttpReply> {
   const exchange = new Exchange(opts);
   const observation = opts.observation;
-  // Built field by field: no spreads of the call on the per-request path.
-  const full: Call = {
+  // Built field by field: no spreads of the call on the per-request path. Frozen in spirit
+  // once built: nothing after this line writes to it.
+  const full: { -readonly [K in keyof Call]: Call[K] } = {
     era: call.era,
     id: call.id,
     method: call.method,
@@ -149,8 +156,11 @@ class Exchange {
   async run(gateway: Gateway, full: Call): Promise<void> {
     const opts = this.opts;
     let reply: Reply;
+    let record: CallRecord = NO_RECORD;
     try {
-      reply = await gateway.handle(full);
+      const handled = await gateway.handle(full);
+      reply = deliverable(full, handled.reply);
+      record = handled.record;
     } catch (e) {
       this.report('request failed in the gateway', full, e);
       reply = { ok: false, error: INTERNAL_FAILURE };
@@ -163,7 +173,7 @@ class Exchange {
       // NOT send a response"; MCP 2026-07-28, basic/patterns/cancellation: "MUST NOT send anything more"), and the abort error
       // the upstream call ended with is not the client's news. The POST still needs an HTTP
       // response, so it gets an SSE stream that ends without one.
-      if (observer && observation) await observer.finish(full, 'cancelled', observation);
+      if (observer && observation) await observer.finish(full, 'cancelled', record, observation);
       this.sse ??= new SseStream(opts.headers ? { headers: opts.headers } : {});
       this.settle(this.sse);
       this.sse.close();
@@ -173,7 +183,7 @@ class Exchange {
     let { status, text } = finalMessage(full, reply);
     // The record of a completed request is written before its response leaves (issue:
     // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
-    const finished = observer && observation ? observer.finish(full, reply, observation, Buffer.byteLength(text)) : true;
+    const finished = observer && observation ? observer.finish(full, reply, record, observation, Buffer.byteLength(text)) : true;
     const recorded = finished === true || (await finished);
     if (!recorded) {
       ({ status, text } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));

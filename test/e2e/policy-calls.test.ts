@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { ALICE, BOB, IDENTITY_YAML, legacySession, modernCall, policyDir } from '../harness/policy-env.ts';
 
 const POLICY = `
@@ -104,6 +104,8 @@ describe('params rules (Mcp-Param-Region)', () => {
     expect(lying.json.error).toEqual({ code: -32602, message: 'Unknown tool: up__query' });
     expect(JSON.stringify([missing.json, lying.json])).not.toMatch(/Mcp-Param|region/i);
     expect(toolCalls().length).toBe(before);
+    // The record names it a hidden tool, not a rule's deny.
+    await expect.poll(() => auditRequests(gw).find((r) => r.rpcId === lying.json.id)).toMatchObject({ outcome: 'denied', errorCode: -32602, decision: { effect: 'hidden', ruleId: 'visibility' } });
   });
 
   it('a principal outside the rule is refused even in an EU region', async () => {

@@ -10,7 +10,7 @@ import { toolDefinitionHash } from '../../src/policy/tool-definition-hash.ts';
 import { connectLegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { startRawModernUpstream, type RawModernUpstream } from '../fixtures/raw-modern-upstream.ts';
-import { modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditRequests, modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { ALICE, BOB, IDENTITY_YAML, logged, modernCall, modernList, policyDir, sleep, toolNames, until } from '../harness/policy-env.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
 
@@ -92,6 +92,8 @@ describe('a pin that does not match', () => {
     const q = logged(gw.logs, 'tool quarantined');
     expect(q).toHaveLength(1);
     expect(q[0]).toMatchObject({ level: 'warn', tool: 'up__echo', upstream: 'up', pinned: WRONG, current: echoHash });
+    // The record says why under its own name: a quarantine, not a rule's deny.
+    await expect.poll(() => auditRequests(gw).find((rec) => rec.rpcId === r.json.id)).toMatchObject({ outcome: 'denied', decision: { effect: 'quarantined', ruleId: 'quarantine' }, errorCode: -32602 });
   });
 });
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { startRedis, type TestRedis } from '../harness/redis.ts';
 import { ALICE, BOB, IDENTITY_YAML, legacySession, logged, modernCall, modernList, policyDir, toolNames, type RawReply } from '../harness/policy-env.ts';
 
@@ -79,6 +79,8 @@ describe('in memory (the default store)', () => {
     const third = await echo(gw.url, ALICE);
     expectLimited(third, 'echo-budget');
     expect(toolCalls()).toBe(before);
+    // Recorded as what it was: the rule allowed the call, its limit refused it.
+    await expect.poll(() => auditRequests(gw).find((r) => r.rpcId === third.json.id)).toMatchObject({ outcome: 'rate_limited', errorCode: -31029, decision: { effect: 'rate_limited', ruleId: 'echo-budget' } });
   });
 
   it("keeps each principal's bucket apart: bob still has his, and a legacy session sees the same 429", async () => {

@@ -1,7 +1,7 @@
 // Starts a whole gateway in-process for end-to-end tests: the YAML goes through the real
 // config loader, the gateway listens on 127.0.0.1 port 0, logs are kept in memory so tests
 // can assert on them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.ts';
@@ -95,4 +95,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
     json = undefined;
   }
   return { status: res.status, headers: res.headers, json, text };
+}
+
+/** The request records of a running test gateway's audit trail, as written so far. */
+export function auditRequests(gw: TestGateway): Record<string, any>[] {
+  const file = join(gw.config.audit.dir, gw.config.audit.file);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'request');
 }

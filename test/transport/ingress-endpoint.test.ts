@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
 import type { Gateway } from '../../src/mcp/method-table.ts';
+import type { Call, Reply } from '../../src/protocol/call.ts';
 import type { Authenticate } from '../../src/identity/authenticate.ts';
 import { ANONYMOUS_PRINCIPAL } from '../../src/identity/principal.ts';
 import { ok } from '../../src/protocol/result.ts';
@@ -71,7 +72,8 @@ describe('the endpoint on a bare listener', () => {
     return { port: (server.address() as AddressInfo).port, lines, arrived, replies, sockets };
   }
 
-  const gatewayThat = (handle: Gateway['handle']): Gateway => ({ handle, knows: () => true, capabilities: () => ({}), instructions: () => undefined });
+  /** A gateway whose every method answers with `reply` (and records nothing). */
+  const gatewayThat = (reply: (call: Call) => Promise<Reply>): Gateway => ({ handle: async (call) => ({ reply: await reply(call), record: {} }), knows: () => true, capabilities: () => ({}), instructions: () => undefined });
 
   it('answers an exception inside the gateway with a fixed message, and logs it with the request id', async () => {
     const { port, lines } = await serve(gatewayThat(async () => {

@@ -1,0 +1,70 @@
+// Sends one target call upstream inside a child span whose context travels in both the
+// HTTP headers and `_meta`, so one trace spans client -> gateway -> upstream; and, for a
+// legacy client whose upstream answers input_required, asks the client and retries
+// (legacy-mrtr-bridge.ts). Returns the reply and the time spent waiting on the upstream.
+import type { Call, Reply } from '../protocol/call.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { outcomeOf } from '../http/observer.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
+import type { Upstream, UpstreamRequest } from '../upstream/upstream.ts';
+import { answerForLegacy } from './legacy-mrtr-bridge.ts';
+
+export interface SendDeps {
+  metrics?: Metrics;
+}
+
+/** The trace fields that are set (traceparent always is when there is a trace). */
+function definedFields(f: { traceparent?: string; tracestate?: string }): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (f.traceparent !== undefined) out.traceparent = f.traceparent;
+  if (f.tracestate !== undefined) out.tracestate = f.tracestate;
+  return out;
+}
+
+async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
+  // No valid context on the request span (tracing off and no client trace): an upstream
+  // span would neither record nor propagate anything, so none is made.
+  const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
+  const span = parent?.startUpstreamSpan(
+    call.method === 'resources/read'
+      ? { upstream: upstream.name, method: call.method, resourceUri: params.uri as string }
+      : { upstream: upstream.name, method: call.method, name: params.name as string },
+  );
+  // Nothing to propagate (no client trace, tracing off): the params go as they came.
+  const carriers = span?.inject();
+  const trace = carriers?.headers.traceparent !== undefined ? carriers : undefined;
+  // Built field by field: no spreads on the per-request path.
+  const req: UpstreamRequest = {
+    method: call.method,
+    params: trace ? { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...definedFields(trace.meta) } } : params,
+    clientCapabilities: call.clientCapabilities,
+    signal: call.signal,
+    onNotification: call.notify,
+  };
+  if (call.clientInfo) req.clientInfo = call.clientInfo;
+  if (paramHeaders) req.paramHeaders = paramHeaders;
+  if (trace) req.traceHeaders = definedFields(trace.headers);
+  const started = performance.now();
+  const reply = await upstream.request(req);
+  const ms = performance.now() - started;
+  deps.metrics?.recordUpstreamCall({ upstream: upstream.name, method: call.method, durationMs: ms });
+  // A span that does not record ignores what it is ended with: its outcome is not worked out.
+  if (span?.recording) {
+    const o = outcomeOf(reply, 'modern');
+    span.end({ outcome: o.outcome, ...(o.errorCode !== undefined ? { errorCode: o.errorCode } : {}), ...(o.errorMessage ? { errorMessage: o.errorMessage } : {}) });
+  }
+  return { reply, ms };
+}
+
+export async function sendUpstream(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<{ reply: Reply; ms: number }> {
+  const first = await sendOnce(deps, call, upstream, params, paramHeaders);
+  if (call.era !== 'legacy' || !first.reply.ok || first.reply.value.resultType !== 'input_required') return first;
+  let ms = first.ms;
+  const reply = await answerForLegacy(call, first.reply, async (extra) => {
+    const again = await sendOnce(deps, call, upstream, { ...params, ...extra }, paramHeaders);
+    ms += again.ms;
+    return again.reply;
+  });
+  return { reply, ms };
+}

@@ -1,0 +1,153 @@
+// The one sequence every target method runs (docs/architecture.md §4, MCP ring): resolve the
+// exposed name -> judge it (policy with pins and rate limits, or visibility alone) -> check
+// (headers, arguments) -> approval -> send upstream -> rewrite the reply. tools/call,
+// prompts/get, resources/read and completion/complete differ only in the data their
+// resolvers (targets.ts) return. Each stage returns what it decided, and the CallRecord that
+// audit, metrics and spans read is assembled here from those returns.
+import { continuationState } from '../approvals/user-approval.ts';
+import { runApproval, type ApprovalDeps, type FlowStep } from '../approvals/approval-flow.ts';
+import type { ApprovalRecord, Call, CallRecord, Handled, RecordedEffect, Reply } from '../protocol/call.ts';
+import { HEADER_MISMATCH, INTERNAL_ERROR, type GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
+import type { HeaderParamValue } from '../headers/param-headers.ts';
+import type { ItemOrigin } from '../catalog/merge.ts';
+import type { ListKind } from '../protocol/list-kinds.ts';
+import type { CallTarget, Enforcer } from '../policy/enforcer.ts';
+import type { Decision } from '../policy/decision.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import { sendUpstream, type SendDeps } from './send-upstream.ts';
+
+/** What a resolver found: the target as policy sees it, and how to reach and answer it. */
+export interface Resolved {
+  target: CallTarget;
+  upstream: Upstream;
+  /** `call`: the policy decides (pins, rate limits, approval); `visibility`: the caller need
+   * only be able to see the listed item (completion, which runs nothing). */
+  judge: 'call' | 'visibility';
+  /** The item as listed, for visibility: required by `visibility` and by `precheck`. */
+  listed?: { list: ListKind; item: JsonObject; origin: ItemOrigin };
+  /** A check that runs before the decision because its error must come first (a 2026-07-28
+   * header mismatch is -32020 whatever policy says); to a caller who may not see the
+   * target, its failure answers as `unknown`, so it reveals nothing. */
+  precheck?: GatewayError;
+  /** The answer when the caller may not see it: exactly that of a name that does not exist. */
+  unknown: GatewayError;
+  /** Decoded Mcp-Param-* values, for the record. */
+  paramValues?: Readonly<Record<string, HeaderParamValue>>;
+  /** Checks after the decision (so a hidden target never answers "invalid") and before any
+   * approval (so nobody approves a call that cannot run): headers, arguments. */
+  check?: () => GatewayError | undefined;
+  /** The upstream's params from the client's (or the approved) ones: its own names. */
+  upstreamParams(base: JsonObject): JsonObject;
+  /** Mcp-Param-* headers for the upstream, from its own schema. */
+  upstreamHeaders?: () => Result<Record<string, string>, GatewayError>;
+  rewrite?: (reply: Reply) => Reply;
+  /** Resolves again after the upstream refused the gateway's Mcp-* headers (its schema
+   * changed under us: MCP 2026-07-28, custom headers from tool parameters). */
+  refresh?: () => Promise<Resolved | undefined>;
+}
+
+export interface SequenceDeps extends SendDeps {
+  enforcer: Enforcer;
+  logger: Logger;
+  /** Unset: rules with effect approve get a clear "approval required" error. */
+  approvals?: ApprovalDeps;
+}
+
+const HIDDEN = Object.freeze({ effect: 'hidden' as const, ruleId: 'visibility', reason: 'not visible to the caller' });
+
+/** The decision as the record names it. */
+function recorded(d: Decision): { effect: RecordedEffect; ruleId: string; reason?: string } {
+  if (d.ruleId === 'quarantine') return { effect: 'quarantined', ruleId: d.ruleId, reason: d.reason };
+  return { effect: d.effect, ruleId: d.ruleId, reason: d.reason };
+}
+
+export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: (call: Call) => Promise<Result<Resolved, GatewayError>>) => Promise<Handled> {
+  const { enforcer, logger } = deps;
+
+  /** After an approved call, an upstream's own input_required keeps the approval for its
+   * retries; our sealed state wraps the upstream's. */
+  const keepApproval = (call: Call, step: FlowStep | undefined, reply: Reply, t: CallTarget, ruleId: string): Reply => {
+    if (!step || !deps.approvals || call.era !== 'modern' || !reply.ok || reply.value.resultType !== 'input_required') return reply;
+    const a = deps.approvals;
+    const target = { method: call.method, upstream: t.upstream, name: t.name, arguments: t.arguments ?? {}, ruleId };
+    return ok({ ...reply.value, requestState: continuationState(a.sealer, target, call.authContext, a.now(), a.defaultTimeoutMs, reply.value.requestState) });
+  };
+
+  return async (call, resolve) => {
+    const found = await resolve(call);
+    if (!found.ok) return { reply: found, record: {} };
+    let r = found.value;
+    const t = r.target;
+    const base = { target: { upstream: t.upstream, name: t.name, upstreamName: t.upstreamName }, ...(r.paramValues ? { paramValues: r.paramValues } : {}) };
+
+    const hidden = (): Handled => ({ reply: err(r.unknown), record: { ...base, decision: HIDDEN } });
+    const visible = (): boolean => r.listed === undefined || enforcer.visible(call.principal, r.listed.list, r.listed.item, r.listed.origin);
+    if (r.precheck) return visible() ? { reply: err(r.precheck), record: base } : hidden();
+
+    // Judge.
+    let decision: Decision | undefined;
+    if (r.judge === 'visibility') {
+      if (!visible()) return hidden();
+    } else {
+      const g = await enforcer.gate(call.principal, t);
+      if (!g.ok) {
+        const e = g.error;
+        const effect: RecordedEffect = e.kind === 'rate_limited' ? 'rate_limited' : 'unchecked';
+        return { reply: g, record: { ...base, decision: { effect, ruleId: e.kind === 'rate_limited' ? e.ruleId : 'rate-limiter', reason: e.kind } } };
+      }
+      decision = g.value;
+      if (decision.effect === 'deny') return { reply: err(r.unknown), record: { ...base, decision: recorded(decision) } };
+    }
+    const judged: CallRecord = decision ? { ...base, decision: recorded(decision) } : base;
+
+    // Check.
+    const invalid = r.check?.();
+    if (invalid) return { reply: err(invalid), record: judged };
+
+    // Approve.
+    let step: FlowStep | undefined;
+    let approval: ApprovalRecord | undefined;
+    let approvalWaitMs: number | undefined;
+    if (decision?.effect === 'approve') {
+      const run = await runApproval(deps.approvals, call, decision, { method: call.method, upstream: t.upstream, name: t.name, upstreamName: t.upstreamName, arguments: t.arguments ?? {}, ruleId: decision.ruleId });
+      approval = run.approval;
+      approvalWaitMs = run.waitedMs;
+      const approved: CallRecord = { ...judged, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}) };
+      if (!run.step.ok) return { reply: run.step, record: approved };
+      step = run.step.value;
+      if (step.kind === 'reply') return { reply: ok(step.result), record: approved };
+    }
+    const params = step?.kind === 'forward' ? step.params : call.params;
+    const ruleId = decision?.ruleId ?? '';
+
+    // Send (and once more after a header refusal from an upstream whose schema changed).
+    let upstreamMs = 0;
+    const send = async (res: Resolved): Promise<Reply> => {
+      const headers = res.upstreamHeaders?.();
+      if (headers && !headers.ok) return headers;
+      const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value);
+      upstreamMs += sent.ms;
+      const reply = keepApproval(call, step, sent.reply, t, ruleId);
+      return res.rewrite ? res.rewrite(reply) : reply;
+    };
+    let reply = await send(r);
+    if (!reply.ok && r.refresh && reply.error.kind === 'upstream_error' && reply.error.error.code === HEADER_MISMATCH) {
+      logger.info('upstream rejected Mcp-* headers; refreshing its tools and retrying once', { upstream: r.upstream.name, tool: t.upstreamName });
+      const fresh = await r.refresh();
+      if (!fresh) reply = err(r.unknown);
+      else {
+        r = fresh;
+        reply = await send(fresh);
+        if (!reply.ok && reply.error.kind === 'upstream_error' && reply.error.error.code === HEADER_MISMATCH) {
+          // Not the client's fault: its headers were checked. Do not hand it a -32020 to chase.
+          const name = fresh.upstream.name;
+          reply = err({ kind: 'upstream_error', upstream: name, error: { code: INTERNAL_ERROR, message: `Upstream "${name}" rejected the gateway's request headers: ${reply.error.error.message}` } });
+        }
+      }
+    }
+    return { reply, record: { ...judged, upstreamMs, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}) } };
+  };
+}

@@ -1,0 +1,181 @@
+// The four target methods as data for the one target sequence (target-sequence.ts): how each
+// resolves the client's exposed name to an upstream, what it checks, what the upstream is
+// sent and how the reply is rewritten. tools/call, prompts/get and resources/read are judged
+// by policy; completion/complete runs nothing, so the caller need only see what it completes.
+import type { Catalog } from '../catalog/catalog.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { buildParamHeaders, checkParamHeaders, extractParamValues } from '../headers/param-headers.ts';
+import type { Call, Handled, Reply } from '../protocol/call.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
+import { unknownError, type CallTarget } from '../policy/enforcer.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { SchemaValidator } from '../validation/schema-validator.ts';
+import { createTargetSequence, type Resolved, type SequenceDeps } from './target-sequence.ts';
+
+export type Handler = (call: Call) => Promise<Handled>;
+export type TargetMethod = 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete';
+
+export interface TargetDeps extends SequenceDeps {
+  config: GatewayConfig;
+  catalog: Catalog;
+  validator: SchemaValidator;
+  logger: Logger;
+}
+
+type Resolution = Result<Resolved, GatewayError>;
+const invalid = (message: string): Resolution => err({ kind: 'invalid_params', message });
+
+export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Handler> {
+  const { catalog, validator, logger, config } = deps;
+  const run = createTargetSequence(deps);
+
+  /** A schema the gateway cannot compile leaves its calls to the upstream to judge: said once per schema. */
+  const uncheckedReported = new WeakSet<object>();
+  const reportUnchecked = (schema: JsonObject, tool: string, upstream: string, reason: string): void => {
+    if (uncheckedReported.has(schema)) return;
+    uncheckedReported.add(schema);
+    logger.warn('tool arguments not checked: its inputSchema cannot be used; the upstream judges them', { tool, upstream, reason });
+  };
+
+  const validateOutput = (tool: JsonObject, name: string, result: JsonObject): JsonObject => {
+    if (config.validation.outputs === 'off' || !isJsonObject(tool.outputSchema) || !('structuredContent' in result) || result.isError === true) return result;
+    const v = validator.validate(tool.outputSchema, result.structuredContent);
+    if (v.ok !== false) return result;
+    logger.warn('tool result does not match its outputSchema', { tool: name, problem: v.message, blocked: config.validation.outputs === 'block' });
+    if (config.validation.outputs === 'warn') return result;
+    return { content: [{ type: 'text', text: `The tool's result did not match its declared outputSchema (${v.message}); Gatehouse withheld it.` }], isError: true };
+  };
+
+  /** Behind identity or policy, what one caller may read is not for a shared cache (MCP
+   * 2026-07-28, server/utilities/caching): an upstream's `cacheScope: "public"` knows nothing
+   * of the gateway's access rules. */
+  const guarded = config.identity !== undefined || config.policy !== undefined;
+
+  const resolveTool = async (call: Call): Promise<Resolution> => {
+    const name = call.params.name;
+    if (typeof name !== 'string') return invalid('tools/call needs a string "name"');
+    const args = call.params.arguments;
+    if (args !== undefined && !isJsonObject(args)) return invalid('tools/call "arguments" must be an object');
+    const found = await catalog.resolve('tools', name, call.authContext);
+    if (!found) return err(unknownError({ kind: 'tool', name }));
+    // We parse the body, so we are a server that MUST check Mcp-Param-* (MCP 2026-07-28,
+    // custom headers from tool parameters); policy and the record read the decoded values.
+    const checked = call.era === 'modern' ? checkParamHeaders(found.headerParams, args, call.headers) : undefined;
+    const values = checked?.ok ? checked : extractParamValues(found.headerParams, args);
+    const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name, upstreamName: found.name, item: found.item };
+    if (args) target.arguments = args;
+    if (values.ok) target.params = values.value;
+    const inputSchema = found.item.inputSchema;
+    const checkArguments = config.validation.arguments && isJsonObject(inputSchema);
+    const resolvedFor = (f: NonNullable<typeof found>): Resolved => ({
+      target,
+      upstream: f.upstream,
+      judge: 'call',
+      listed: { list: 'tools', item: f.item, origin: { upstream: f.upstream.name, original: f.name } },
+      unknown: unknownError({ kind: 'tool', name }),
+      ...(values.ok ? { paramValues: values.value } : {}),
+      ...(checked && !checked.ok ? { precheck: { kind: 'header_mismatch', message: checked.error } } : {}),
+      check: () => {
+        if (!checkArguments) return undefined;
+        const v = validator.validate(inputSchema as JsonObject, args ?? {});
+        if (v.ok === 'unchecked') reportUnchecked(inputSchema as JsonObject, name, f.upstream.name, v.reason);
+        return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
+      },
+      upstreamParams: (p) => ({ ...p, name: f.name }),
+      upstreamHeaders: () => {
+        const h = buildParamHeaders(f.headerParams, args);
+        return h.ok ? ok(h.value) : err({ kind: 'invalid_params', message: h.error });
+      },
+      rewrite: (reply: Reply) => (reply.ok ? ok(validateOutput(f.item, name, reply.value)) : reply),
+      refresh: async () => {
+        catalog.invalidate(f.upstream.name, 'tools');
+        const fresh = await catalog.resolve('tools', name, call.authContext);
+        if (!fresh) return undefined;
+        const { refresh: _once, ...again } = resolvedFor(fresh);
+        return again;
+      },
+    });
+    return ok(resolvedFor(found));
+  };
+
+  const resolvePrompt = async (call: Call): Promise<Resolution> => {
+    const name = call.params.name;
+    if (typeof name !== 'string') return invalid('prompts/get needs a string "name"');
+    const found = await catalog.resolve('prompts', name, call.authContext);
+    if (!found) return err(unknownError({ kind: 'prompt', name }));
+    const args = isJsonObject(call.params.arguments) ? call.params.arguments : undefined;
+    const target: CallTarget = { kind: 'prompt', upstream: found.upstream.name, name, upstreamName: found.name, item: found.item, ...(args ? { arguments: args } : {}) };
+    return ok({ target, upstream: found.upstream, judge: 'call', unknown: unknownError({ kind: 'prompt', name }), upstreamParams: (p) => ({ ...p, name: found.name }) });
+  };
+
+  const resolveResource = async (call: Call): Promise<Resolution> => {
+    const uri = call.params.uri;
+    if (typeof uri !== 'string') return invalid('resources/read needs a string "uri"');
+    const route = await catalog.routeResource(uri, call.authContext);
+    const upstream = route && catalog.upstream(route.upstream);
+    if (!route || !upstream) return err(unknownError({ kind: 'resource', name: uri }));
+    // Policy, approval and rate limits judge the uri as listed, not the client's spelling of
+    // it: a gatehouse:// alias must not walk around a rule written for the listed uri. A
+    // hidden resource answers exactly as a missing one, under the uri the client sent.
+    return ok({
+      target: { kind: 'resource', upstream: route.upstream, name: route.exposed, upstreamName: route.uri },
+      upstream,
+      judge: 'call',
+      unknown: unknownError({ kind: 'resource', name: uri }),
+      upstreamParams: (p) => ({ ...p, uri: route.uri }),
+      rewrite: (reply: Reply) => {
+        const shared: Reply = guarded && reply.ok && reply.value.cacheScope === 'public' ? ok({ ...reply.value, cacheScope: 'private' }) : reply;
+        if (!shared.ok || route.uri === uri || !Array.isArray(shared.value.contents)) return shared;
+        // Contents name the upstream's URI; give the client back the one it asked for.
+        return ok({ ...shared.value, contents: shared.value.contents.map((c) => (isJsonObject(c) && c.uri === route.uri ? { ...c, uri } : c)) });
+      },
+    });
+  };
+
+  const resolveCompletion = async (call: Call): Promise<Resolution> => {
+    const ref = call.params.ref;
+    if (!isJsonObject(ref)) return invalid('completion/complete needs a "ref" object');
+    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const found = await catalog.resolve('prompts', ref.name, call.authContext);
+      if (!found) return err(unknownError({ kind: 'prompt', name: ref.name }));
+      return ok({
+        target: { kind: 'prompt', upstream: found.upstream.name, name: ref.name, upstreamName: found.name, item: found.item },
+        upstream: found.upstream,
+        // A prompt the caller may not see cannot be completed either.
+        judge: 'visibility',
+        listed: { list: 'prompts', item: found.item, origin: { upstream: found.upstream.name, original: found.name } },
+        unknown: unknownError({ kind: 'prompt', name: ref.name }),
+        upstreamParams: (p) => ({ ...p, ref: { ...ref, name: found.name } }),
+      });
+    }
+    if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const clientUri = ref.uri;
+      const route = await catalog.routeResource(clientUri, call.authContext);
+      const upstream = route && catalog.upstream(route.upstream);
+      if (!route || !upstream) return err(unknownError({ kind: 'resource', name: clientUri }));
+      const listed = (await catalog.item('resourceTemplates', route.exposed, call.authContext)) ?? (await catalog.item('resources', route.exposed, call.authContext));
+      // A uri no list names (one a template matches, a gatehouse:// alias) is judged as a
+      // resource under the uri policy sees, as resources/read judges it.
+      const seen = listed ?? { item: { uri: route.exposed }, origin: { upstream: route.upstream, original: route.uri } };
+      return ok({
+        target: { kind: 'resource', upstream: route.upstream, name: route.exposed, upstreamName: route.uri },
+        upstream,
+        judge: 'visibility',
+        listed: { list: seen.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', item: seen.item, origin: seen.origin },
+        unknown: unknownError({ kind: 'resource', name: clientUri }),
+        upstreamParams: (p) => ({ ...p, ref: { ...ref, uri: route.uri } }),
+      });
+    }
+    return invalid('completion/complete "ref" must be ref/prompt with a name or ref/resource with a uri');
+  };
+
+  return {
+    'tools/call': (call) => run(call, resolveTool),
+    'prompts/get': (call) => run(call, resolvePrompt),
+    'resources/read': (call) => run(call, resolveResource),
+    'completion/complete': (call) => run(call, resolveCompletion),
+  };
+}
