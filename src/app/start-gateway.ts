@@ -13,7 +13,7 @@ import { openAuditTrail } from '../audit/audit-trail.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
-import { GATEWAY_SERVER_INFO } from '../transport/era-result.ts';
+import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 import { createEnforcement } from './enforcement-wiring.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
@@ -83,7 +83,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
     });
   }
-  const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_SERVER_INFO.version as string, logger });
+  const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const metrics = createMetrics({
     pendingApprovals: () => pendingApprovals,

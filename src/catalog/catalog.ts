@@ -1,7 +1,7 @@
 // The merged catalog: fans a list out to every upstream concurrently, merges the parts
 // (merge.ts), paginates with the gateway's own signed cursors, and resolves exposed names
 // back to their upstream. One slow or dead upstream never holds the others: the fan-out
-// waits at most `listDeadlineMs`, then answers with what it has (MCP 2026-07-28, server/tools, g.4).
+// waits at most `listDeadlineMs`, then answers with what it has (MCP 2026-07-28, server/tools).
 import type { GatewayConfig } from '../config/types.ts';
 import type { HeaderParam } from '../headers/annotations.ts';
 import type { GatewayError } from '../protocol/errors.ts';
@@ -19,7 +19,7 @@ import { LIST_METHODS } from '../protocol/list-kinds.ts';
 import { exposedResourceUri, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 
-/** How often an unknown name may make the catalog re-fetch every upstream's list. Digest d.5
+/** How often an unknown name may make the catalog re-fetch every upstream's list. MCP 2026-07-28, server/utilities/caching
  * allows re-fetching early on an unexpected unknown name; unbounded, every unknown (or, with
  * policy, denied) name a client sends would cost one list request to every upstream. */
 export const MISS_REFRESH_INTERVAL_MS = 5_000;

@@ -1,4 +1,4 @@
-// The gateway's own opaque cursors for merged lists (MCP 2026-07-28, server/utilities/pagination, g.4). The gateway merges
+// The gateway's own opaque cursors for merged lists (MCP 2026-07-28, server/utilities/pagination). The gateway merges
 // whole lists and pages over the result itself, so a cursor carries only the list kind, an
 // offset and the version of the list it was cut from:
 //
@@ -6,8 +6,8 @@
 //
 // The MAC stops a client from forging offsets or replaying a tools cursor on prompts/list; the
 // version detects a list that changed between pages, so the caller can answer -32602 and the
-// client restarts from the beginning (d.5: "if a cursor stops working, drop every cached page").
-// Clients must not parse cursors (d.4); the payload is readable but carries nothing private.
+// client restarts from the beginning (MCP 2026-07-28, server/utilities/caching: "if a cursor stops working, drop every cached page").
+// Clients must not parse cursors (MCP 2026-07-28, server/utilities/pagination); the payload is readable but carries nothing private.
 // An empty cursor "" is valid in the protocol but never issued by us, so it fails to decode.
 //
 // Left to others: the secret (config/, shared by replicas), mapping an error to -32602.
@@ -28,7 +28,7 @@ export interface CursorPosition {
 
 export interface Page<T> {
   page: T[];
-  /** Absent on the last page (d.4: a missing nextCursor is the end). */
+  /** Absent on the last page (MCP 2026-07-28, server/utilities/pagination: a missing nextCursor is the end). */
   nextOffset?: number;
 }
 

@@ -1,8 +1,8 @@
-// Merges one list kind from several upstreams into the gateway's own list (MCP 2026-07-28, server/tools (tools/list),
-// d.5, g.4, h). Pure: takes the per-upstream pages already fetched, returns the merged list,
+// Merges one list kind from several upstreams into the gateway's own list (MCP 2026-07-28:
+// server/tools, server/utilities/caching, server/resources and server/prompts). Pure: takes the per-upstream pages already fetched, returns the merged list,
 // its cache hints and the index that routes an exposed key back to its upstream.
 //
-// Order is config order of upstreams, then each upstream's own order (d.1: deterministic
+// Order is config order of upstreams, then each upstream's own order (MCP 2026-07-28, server/tools: deterministic
 // order keeps client and LLM prompt caches warm).
 //
 // Left to others: fetching and caching the parts (per-upstream cursors, ttl clocks),
@@ -81,7 +81,7 @@ export function mergeLists(kind: ListKind, parts: readonly MergePart[], opts: Me
   return { ...merged, ttlMs: mergeTtl(parts), cacheScope: mergeScope(parts), skipped };
 }
 
-/** d.5 / g.4: the merged list is fresh only as long as its stalest part; a negative or
+/** MCP 2026-07-28, server/utilities/caching / README, Protocol eras: bridging: the merged list is fresh only as long as its stalest part; a negative or
  * non-finite ttl counts as 0. No parts means nothing worth caching. */
 function mergeTtl(parts: readonly MergePart[]): number {
   if (parts.length === 0) return 0;
@@ -89,7 +89,7 @@ function mergeTtl(parts: readonly MergePart[]): number {
   return Number.isFinite(min) && min > 0 ? Math.floor(min) : 0;
 }
 
-/** d.5: one private part makes the whole list private (it carries someone's data). */
+/** MCP 2026-07-28, server/utilities/caching: one private part makes the whole list private (it carries someone's data). */
 function mergeScope(parts: readonly MergePart[]): CacheScope {
   return parts.some((p) => p.cacheScope === 'private') ? 'private' : 'public';
 }

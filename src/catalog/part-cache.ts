@@ -1,6 +1,6 @@
 // Fetches and caches one list kind of one upstream: every upstream page walked, ttlMs and
 // cacheScope honoured (MCP 2026-07-28, server/utilities/caching), concurrent fetches shared, and the last good copy
-// served for a while when a refresh fails (d.5: stale data MAY be served when a re-fetch
+// served for a while when a refresh fails (MCP 2026-07-28, server/utilities/caching: stale data MAY be served when a re-fetch
 // fails). `private` parts are keyed by the caller's authorization context, never shared.
 import { LRUCache } from 'lru-cache';
 import type { HeaderParam } from '../headers/annotations.ts';

@@ -4,11 +4,11 @@
 // value, and comparing header with body, belong to param-headers.ts.
 import { type Result, ok, err } from '../protocol/result.ts';
 
-/** Sentinel markers; lower case and case-sensitive (b.5 rule 3). */
+/** Sentinel markers; lower case and case-sensitive (MCP 2026-07-28, basic/transports/streamable-http (header value encoding) rule 3). */
 export const BASE64_PREFIX = '=?base64?';
 export const BASE64_SUFFIX = '?=';
 
-// Printable ASCII 0x20–0x7E: the only characters a plain value may hold (b.5 rule 2).
+// Printable ASCII 0x20–0x7E: the only characters a plain value may hold (MCP 2026-07-28, basic/transports/streamable-http (header value encoding) rule 2).
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
 // RFC 9110 §5.6.2: token = 1*tchar.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -19,7 +19,7 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 const SURROUNDING_OWS = /^[ \t]+|[ \t]+$/g;
 
 // `ignoreBOM` keeps a leading U+FEFF so that it survives a round trip; `fatal` turns
-// malformed UTF-8 into an exception we report as a rejection (b.5, "bad Base64 means reject").
+// malformed UTF-8 into an exception we report as a rejection (MCP 2026-07-28, basic/transports/streamable-http (header value encoding), "bad Base64 means reject").
 const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** True when `s` is an RFC 9110 field-name token (1*tchar), as `x-mcp-header` values must be. */
@@ -40,7 +40,7 @@ function isPlainSafe(s: string): boolean {
 }
 
 /**
- * Encodes one header value (b.5). Strings are used as they are, integers in decimal, booleans
+ * Encodes one header value (MCP 2026-07-28, basic/transports/streamable-http (header value encoding)). Strings are used as they are, integers in decimal, booleans
  * as `true`/`false`. The empty string stays empty (SEP-2243 conformance table).
  *
  * Numbers must be safe integers: callers validate argument values first (param-headers.ts
@@ -68,7 +68,7 @@ export function encodeHeaderValue(v: string | number | boolean): string {
 /**
  * Reads a header value that is never Base64-wrapped (e.g. `MCP-Protocol-Version`,
  * `Mcp-Method`): trims surrounding OWS and rejects characters outside 0x20–0x7E
- * (b.4 server validation rule 3, "a header value contains invalid characters").
+ * (MCP 2026-07-28, basic/transports/streamable-http (request headers) server validation rule 3, "a header value contains invalid characters").
  */
 export function parseLiteralHeaderValue(raw: string): Result<string, string> {
   const value = raw.replace(SURROUNDING_OWS, '');
@@ -79,7 +79,7 @@ export function parseLiteralHeaderValue(raw: string): Result<string, string> {
 }
 
 /**
- * Decodes a received `Mcp-Name` / `Mcp-Param-*` value (b.5, "Decoding on the receiving side").
+ * Decodes a received `Mcp-Name` / `Mcp-Param-*` value (MCP 2026-07-28, basic/transports/streamable-http (header value encoding), "Decoding on the receiving side").
  * Only the exact lower-case sentinel is decoded; `=?BASE64?…?=` and values missing either
  * marker are literal. Base64 is checked strictly (alphabet, padding, canonical trailing
  * bits) and the bytes must be valid UTF-8, because a lenient decoder would let two

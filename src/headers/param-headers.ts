@@ -14,7 +14,7 @@ export const MCP_METHOD_HEADER = 'Mcp-Method';
 export const MCP_NAME_HEADER = 'Mcp-Name';
 export const MCP_PARAM_HEADER_PREFIX = 'Mcp-Param-';
 
-/** Methods whose body name (`params.name`, or `params.uri` for resources/read) must be mirrored in `Mcp-Name` (b.4). */
+/** Methods whose body name (`params.name`, or `params.uri` for resources/read) must be mirrored in `Mcp-Name` (MCP 2026-07-28, basic/transports/streamable-http (request headers)). */
 export const NAME_BEARING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 /** Case-insensitive header lookup (RFC 9110 §5.1); returns undefined when absent. */
@@ -109,7 +109,7 @@ export function buildParamHeaders(params: readonly HeaderParam[], args: JsonObje
 const DECIMAL = /^([+-]?)([0-9]+)(?:\.([0-9]+))?$/;
 
 /**
- * Integers are compared numerically (b.4 rule 2: `42` equals `42.0`; leading zeros too).
+ * Integers are compared numerically (MCP 2026-07-28, basic/transports/streamable-http (request headers) rule 2: `42` equals `42.0`; leading zeros too).
  * Done on the digit strings rather than via Number(), which would round past 2^53 and make
  * e.g. "9007199254740993" equal 9007199254740992.
  */
@@ -126,7 +126,7 @@ function integerTextEquals(text: string, body: number): Result<boolean, string> 
 function headerMatches(param: HeaderParam, decoded: string, body: HeaderParamValue): Result<boolean, string> {
   if (typeof body === 'number') return integerTextEquals(decoded, body);
   if (typeof body === 'boolean') {
-    // Booleans travel as exactly `true` / `false` (b.5 rule 1); `TRUE` or `1` is no match.
+    // Booleans travel as exactly `true` / `false` (MCP 2026-07-28, basic/transports/streamable-http (header value encoding) rule 1); `TRUE` or `1` is no match.
     if (decoded !== 'true' && decoded !== 'false') return err('is not true or false');
     return ok(decoded === String(body));
   }
@@ -173,13 +173,13 @@ function checkLiteral(header: string, raw: string | undefined, body: string): Re
   if (raw === undefined) return err(`missing header ${header}`);
   const value = parseLiteralHeaderValue(raw);
   if (!value.ok) return err(`${header} header: ${value.error}`);
-  // Values are case-sensitive (b.4): `TOOLS/CALL` is not `tools/call`.
+  // Values are case-sensitive (MCP 2026-07-28, basic/transports/streamable-http (request headers)): `TOOLS/CALL` is not `tools/call`.
   if (value.value !== body) return err(`${header} header value ${quote(value.value)} does not match body value ${quote(body)}`);
   return ok(undefined);
 }
 
 /**
- * Server-side check of the standard headers against the body (b.4 "Server validation"):
+ * Server-side check of the standard headers against the body (MCP 2026-07-28, basic/transports/streamable-http (request headers) "Server validation"):
  * `MCP-Protocol-Version` and `Mcp-Method` always, `Mcp-Name` for the name-bearing methods,
  * decoded from the Base64 sentinel before comparing. `Mcp-Name` on other methods is ignored
  * and must not be routed on (digest §10 #9). Whether the version is supported is not
@@ -204,8 +204,8 @@ export function checkStandardHeaders(body: StandardHeaderSource, headers: Header
 }
 
 /**
- * The standard headers for an outbound modern request (b.4). `Mcp-Name` is added whenever
- * a name is given (the tasks extension also uses it), encoded per b.5. Method names are
+ * The standard headers for an outbound modern request (MCP 2026-07-28, basic/transports/streamable-http (request headers)). `Mcp-Name` is added whenever
+ * a name is given (the tasks extension also uses it), encoded per MCP 2026-07-28, basic/transports/streamable-http (header value encoding). Method names are
  * protocol identifiers in printable ASCII, so `Mcp-Method` is sent as is.
  */
 export function buildStandardHeaders(source: StandardHeaderSource): Record<string, string> {

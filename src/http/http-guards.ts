@@ -1,4 +1,4 @@
-// Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http, b.4 suggested order):
+// Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http):
 // Origin (403, DNS-rebinding defence), header count and size (431); the body's size (413) is
 // checked as it is read (http-io.ts).
 import type { GatewayError } from '../protocol/errors.ts';

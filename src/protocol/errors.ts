@@ -1,5 +1,5 @@
 // The ONE place where a gateway error becomes a JSON-RPC code and an HTTP status
-// (docs/architecture.md §4). Statuses follow MCP 2026-07-28, basic/index (error codes) / b.2; where the spec leaves the status
+// (docs/architecture.md §4). Statuses follow MCP 2026-07-28, basic/index (error codes) / MCP 2026-07-28, basic/transports/streamable-http (responses); where the spec leaves the status
 // open (unknown tool, internal errors) we answer 200 with the JSON-RPC error body.
 import type { JsonObject, JsonRpcErrorObject, JsonValue } from './message.ts';
 

@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 import { OTHER_LABEL, createLabelGuard, type LabelGuard } from './label-guard.ts';
 import type { RequestOutcome } from './request-outcome.ts';
 
-/** Methods of both protocol eras (MCP 2026-07-28, basic/index, g.1) keep their own `method` label value;
+/** Methods of both protocol eras (MCP 2026-07-28, basic/index) keep their own `method` label value;
  * anything else a client sends is counted as "other". */
 export const MCP_METHODS: readonly string[] = [
   'initialize', 'ping', 'server/discover', 'subscriptions/listen',

@@ -1,7 +1,7 @@
 // Requests the gateway sends to a legacy (2025-11-25) client on a call's SSE stream — today
 // `elicitation/create` for approvals — and the client's answers, which arrive as separate
 // POSTs in the same session. In memory: a legacy client's answer must reach the replica that
-// asked (sticky sessions), as the digest's bridging notes say (g.2 step 4).
+// asked (sticky sessions), as the README's bridging notes say (Protocol eras).
 import { randomUUID } from 'node:crypto';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcResponse } from '../protocol/message.ts';

@@ -1,12 +1,13 @@
 // Shapes a result for the era the client speaks (pure). Modern results always carry
-// `resultType` and the gateway's serverInfo (MCP 2026-07-28, basic/index (resultType), a.2); legacy results carry none of
+// `resultType` and the gateway's serverInfo (MCP 2026-07-28, basic/index (resultType)); legacy results carry none of
 // the modern-only fields, and nothing the 2025-11-25 schema would reject (README, Protocol eras: bridging).
+import { GATEWAY_SERVER_INFO } from '../protocol/implementation.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { META_SERVER_INFO } from '../protocol/meta-keys.ts';
 import { type Era } from '../protocol/versions.ts';
 
-export const GATEWAY_SERVER_INFO: JsonObject = { name: 'gatehouse', title: 'Gatehouse MCP gateway', version: '0.1.0' };
+
 
 const MODERN_ONLY_FIELDS = ['resultType', 'ttlMs', 'cacheScope'] as const;
 
@@ -18,7 +19,7 @@ function shapeModern(method: string, result: JsonObject): JsonObject {
   const meta = isJsonObject(result._meta) ? result._meta : {};
   const out: JsonObject = { ...result, _meta: { ...meta, [META_SERVER_INFO]: GATEWAY_SERVER_INFO } };
   if (typeof out.resultType !== 'string') out.resultType = 'complete';
-  // resources/read is cacheable (d.5); a legacy upstream gives no hints, so: not cacheable.
+  // resources/read is cacheable (MCP 2026-07-28, server/utilities/caching); a legacy upstream gives no hints, so: not cacheable.
   if (method === 'resources/read' && out.resultType === 'complete' && typeof out.ttlMs !== 'number') {
     out.ttlMs = 0;
     out.cacheScope = 'private';

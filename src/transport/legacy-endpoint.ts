@@ -12,7 +12,7 @@ import { isJsonObject, isNotification, isRequest, isResponse } from '../protocol
 import { err, ok, type Result } from '../protocol/result.ts';
 import { ALL_SUPPORTED_VERSIONS, LEGACY_VERSION, SUPPORTED_LEGACY_VERSIONS } from '../protocol/versions.ts';
 import type { ClientRequests } from './client-requests.ts';
-import { GATEWAY_SERVER_INFO } from './era-result.ts';
+import { GATEWAY_SERVER_INFO } from '../protocol/implementation.ts';
 import { sealedOwner, type LegacySession } from './legacy-sessions.ts';
 import type { EndpointDeps } from './mcp-endpoint.ts';
 import { withSessionLogLevel } from './request-notifications.ts';

@@ -33,7 +33,7 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
     }
   }
   // resourceSubscriptions are not honoured: the gateway does not advertise resources.subscribe,
-  // so the acknowledgement leaves them out and the client can see that (d.6).
+  // so the acknowledgement leaves them out and the client can see that (MCP 2026-07-28, basic/patterns/subscriptions).
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
   let remove = (): void => undefined;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });

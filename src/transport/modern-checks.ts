@@ -2,13 +2,14 @@
 // present (-32020) -> version supported (-32022) -> required _meta keys (-32602/400) ->
 // headers equal the body (-32020). The method check (-32601/404) follows in the endpoint.
 // The optional reserved keys are typed too (RequestMetaObject in the 2026-07-28 schema): a
-// malformed one is -32602 here (a.6 names "bad logLevel"), not something each upstream era
+// malformed one is -32602 here (MCP 2026-07-28, basic/index (error codes) names "bad logLevel"), not something each upstream era
 // would judge differently (a legacy upstream never sees them, a modern one rejects them).
 import { checkStandardHeaders, type HeaderLookup } from '../headers/param-headers.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
+import { isLoggingLevel, LOG_LEVELS } from '../protocol/log-levels.ts';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.ts';
 
 export interface ModernMeta {
@@ -17,8 +18,6 @@ export interface ModernMeta {
   clientInfo?: JsonObject;
 }
 
-/** LoggingLevel of the schema (RFC 5424 severities). */
-const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** The optional typed keys of RequestMetaObject: the problem with the first bad one. */
 function badOptionalMeta(meta: JsonObject): GatewayError | undefined {
@@ -27,8 +26,8 @@ function badOptionalMeta(meta: JsonObject): GatewayError | undefined {
     return invalidMeta(META_CLIENT_INFO, 'must be an Implementation object with string name and version');
   }
   const level = meta[META_LOG_LEVEL];
-  if (level !== undefined && !(typeof level === 'string' && LOG_LEVELS.has(level))) {
-    return invalidMeta(META_LOG_LEVEL, `must be one of ${[...LOG_LEVELS].join(', ')}`);
+  if (level !== undefined && !isLoggingLevel(level)) {
+    return invalidMeta(META_LOG_LEVEL, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
   const token = meta.progressToken;
   if (token !== undefined && typeof token !== 'string' && !(typeof token === 'number' && Number.isInteger(token))) {

@@ -1,5 +1,5 @@
 // Which of an upstream's notifications about one request reach the client that made it,
-// on that request's response stream (MCP 2026-07-28, basic/transports/streamable-http (responses), g.1, g.3 step 6):
+// on that request's response stream (MCP 2026-07-28, basic/transports/streamable-http (responses)):
 // - `notifications/message` (logging) only at or above the level the client asked for: a
 //   2026-07-28 request opts in per request with `_meta["io.modelcontextprotocol/logLevel"]`,
 //   and without it gets none; a 2025-11-25 session sets a level with `logging/setLevel`,
@@ -9,11 +9,10 @@
 //   `notifications/tasks/status`, ...) relayed from a legacy upstream;
 // - everything else passes as it came.
 import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
+import { severityOf } from '../protocol/log-levels.ts';
 import { META_LOG_LEVEL } from '../protocol/meta-keys.ts';
 import { type Era } from '../protocol/versions.ts';
 
-/** RFC 5424 severities, least severe first (LoggingLevel in both eras' schemas). */
-const SEVERITY: Readonly<Record<string, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
 
 const MODERN_REQUEST_NOTIFICATIONS: ReadonlySet<string> = new Set(['notifications/progress', 'notifications/message']);
 
@@ -21,8 +20,8 @@ const MODERN_REQUEST_NOTIFICATIONS: ReadonlySet<string> = new Set(['notification
 export function relaysToClient(n: JsonRpcNotification, era: Era, logLevel: string | undefined): boolean {
   if (n.method === 'notifications/message') {
     if (logLevel === undefined) return era === 'legacy';
-    const level = typeof n.params?.level === 'string' ? SEVERITY[n.params.level] : undefined;
-    return level === undefined || level >= (SEVERITY[logLevel] ?? 0);
+    const level = typeof n.params?.level === 'string' ? severityOf(n.params.level) : undefined;
+    return level === undefined || level >= (severityOf(logLevel) ?? 0);
   }
   return era === 'legacy' || MODERN_REQUEST_NOTIFICATIONS.has(n.method);
 }

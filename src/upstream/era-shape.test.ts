@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_CLIENT_INFO, shapeParams } from './era-shape.ts';
+import { shapeParams } from './era-shape.ts';
+import { GATEWAY_CLIENT_INFO } from '../protocol/implementation.ts';
 import type { UpstreamRequest } from './upstream.ts';
 
 function req(params: UpstreamRequest['params'], extra: Partial<UpstreamRequest> = {}): UpstreamRequest {

@@ -1,13 +1,14 @@
-// Pure era bridging for the upstream side (README, Protocol eras: bridging, g.3 step 3).
+// Pure era bridging for the upstream side (README, Protocol eras: bridging).
 // Modern upstreams get the per-request _meta keys; legacy upstreams get none of the
 // reserved io.modelcontextprotocol/* keys (progressToken, trace and custom keys stay).
+import { GATEWAY_CLIENT_INFO } from '../protocol/implementation.ts';
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { type UpstreamEvent, type UpstreamIdentity, type UpstreamRequest } from './upstream.ts';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, RESERVED_META_PREFIX } from '../protocol/meta-keys.ts';
 import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../protocol/versions.ts';
 
-export const GATEWAY_CLIENT_INFO: JsonObject = { name: 'gatehouse', version: '0.1.0' };
+
 
 /** Capabilities translated for a modern upstream: `tasks` is legacy-only core, roots loses listChanged. */
 function modernCapabilities(caps: JsonObject): JsonObject {
@@ -58,7 +59,7 @@ export function discoverParams(): JsonObject {
 
 /**
  * The gateway initializes legacy upstream sessions declaring no client capabilities, so an
- * upstream never asks the gateway for input no client offered (g.3 step 1: never more than
+ * upstream never asks the gateway for input no client offered (README, Protocol eras: bridging step 1: never more than
  * the client declared).
  */
 export function initializeParams(): JsonObject {

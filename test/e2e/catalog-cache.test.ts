@@ -1,5 +1,5 @@
-// Caching of upstream lists and the cache hints the gateway hands on (MCP 2026-07-28, server/utilities/caching, g.3 step 3,
-// g.4): a list is fetched once per upstream while fresh; the merged ttlMs is the minimum of
+// Caching of upstream lists and the cache hints the gateway hands on (MCP 2026-07-28, server/utilities/caching,
+// README, Protocol eras: bridging): a list is fetched once per upstream while fresh; the merged ttlMs is the minimum of
 // what is left of each part (a legacy part lives for the configured listTtl); one private
 // part makes the merged list private; ttlMs 0 upstream means no caching at all.
 import { createHash } from 'node:crypto';

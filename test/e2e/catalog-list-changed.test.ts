@@ -1,4 +1,4 @@
-// list_changed end to end (MCP 2026-07-28, server/utilities/caching, d.6, g.2 step 5/8, g.3 step 6): an upstream's
+// list_changed end to end (MCP 2026-07-28, server/utilities/caching, README, Protocol eras: bridging step 5/8): an upstream's
 // notification drops the gateway's cached part at once (the list is re-fetched long before
 // its ttl ends), and reaches downstream clients: modern ones on subscriptions/listen
 // (acknowledgement first, only what they asked for, tagged with their listen id), legacy

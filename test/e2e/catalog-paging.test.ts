@@ -1,6 +1,6 @@
-// The gateway's own pagination over the merged lists (MCP 2026-07-28, server/utilities/pagination, g.4): signed cursors, a
+// The gateway's own pagination over the merged lists (MCP 2026-07-28, server/utilities/pagination): signed cursors, a
 // deterministic order across upstreams, -32602 for a cursor that was altered, cut for
-// another list, or cut from a list that has changed since (d.5: "if a cursor stops
+// another list, or cut from a list that has changed since (MCP 2026-07-28, server/utilities/caching: "if a cursor stops
 // working, drop every cached page and start again").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
@@ -65,7 +65,7 @@ describe('paging through tools/list', () => {
     for (const p of pages.slice(0, -1)) expect(p.tools).toHaveLength(PAGE_SIZE);
     expect(pages.at(-1)).not.toHaveProperty('nextCursor');
     expect(pages.flatMap((p) => p.tools.map((t: { name: string }) => t.name))).toEqual(EXPECTED);
-    // d.5: the scope MUST be the same on every page of one list.
+    // MCP 2026-07-28, server/utilities/caching: the scope MUST be the same on every page of one list.
     expect(new Set(pages.map((p) => p.cacheScope))).toEqual(new Set(['private']));
   });
 

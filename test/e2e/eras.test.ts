@@ -1,4 +1,4 @@
-// Era bridging end to end (README, Protocol eras: bridging, g.3, g.4): a legacy 1.x client and a modern 2.x client,
+// Era bridging end to end (README, Protocol eras: bridging): a legacy 1.x client and a modern 2.x client,
 // each through one gateway, against a modern HTTP upstream, a legacy HTTP upstream and
 // server-everything over stdio. Every primitive the gateway routes is exercised for every
 // (client era x upstream) pair, through the real SDK clients, which validate what they get.

@@ -3,7 +3,7 @@
 // secret), each fronting its own modern SDK upstream under the same name `db`. Real 2.x and
 // 1.x clients talk to nginx only. Covers the routing rules written at the top of the
 // template: region routing on Mcp-Param-Region (MCP 2026-07-28, basic/transports/streamable-http (request headers), c), refusal at the edge, SSE
-// without buffering (b.2), legacy sessions through the edge and across gateways, and the
+// without buffering (MCP 2026-07-28, basic/transports/streamable-http (responses)), legacy sessions through the edge and across gateways, and the
 // body and header limits. nginx must be installed: without it this file fails.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // modern request gets is checked against spec/2026-07-28/schema.json, every result of a raw
 // legacy session against spec/2025-11-25/schema.json, including results bridged from an
 // upstream of the other era. Modern results carry resultType "complete" and the gateway's
-// serverInfo; legacy results carry none of the modern-only fields (MCP 2026-07-28, basic/index (resultType), g.2 step 3).
+// serverInfo; legacy results carry none of the modern-only fields (MCP 2026-07-28, basic/index (resultType)).
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';

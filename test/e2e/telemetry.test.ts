@@ -1,6 +1,6 @@
 // One trace spans client -> gateway -> upstream, exported over real OTLP/HTTP; metrics read
 // back from /metrics. The client sends its own traceparent; the upstream must receive the
-// context of the gateway's upstream span, in headers and in _meta (spec a.2).
+// context of the gateway's upstream span, in headers and in _meta (spec MCP 2026-07-28, basic/index (request _meta)).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';

@@ -1,6 +1,6 @@
 // The HTTP ring and the JSON-RPC parse of the /mcp endpoint, end to end with raw fetch
 // against a real gateway in front of a real modern upstream: Origin (MCP 2026-07-28, basic/transports/streamable-http), header and
-// body limits (b.4 suggested order), -32700/-32600 (a.1, a.6), Content-Type, and the health
+// body limits (MCP 2026-07-28, basic/transports/streamable-http (request headers) suggested order), -32700/-32600 (MCP 2026-07-28, basic/index (messages)), Content-Type, and the health
 // endpoints. The protocol rules of each era live in transport-modern / transport-legacy.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // modern and a legacy upstream: initialize and sealed Mcp-Session-Id (README, Protocol eras: bridging),
 // session errors (404), DELETE, the GET stream, ping, multi-replica ids (docs/architecture.md §5), and
 // legacy cancellation: notifications/cancelled cancels, a disconnect does not (MCP 2026-07-28, basic/patterns/cancellation,
-// g.2 step 6).
+// README, Protocol eras: bridging step 6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';

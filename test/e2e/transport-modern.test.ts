@@ -1,7 +1,7 @@
 // The 2026-07-28 rules of /mcp, end to end with raw fetch against a real gateway in front of
-// the real modern fixture: version negotiation (MCP 2026-07-28, basic/versioning), required _meta (a.2), the
-// standard and Mcp-Param-* headers (b.4, b.5, c), status codes (a.6, b.2), listen (d.6),
-// progress on a lazily opened SSE response (b.2) and disconnect-as-cancel (b.3).
+// the real modern fixture: version negotiation (MCP 2026-07-28, basic/versioning), required _meta (MCP 2026-07-28, basic/index (request _meta)), the
+// standard and Mcp-Param-* headers ((MCP 2026-07-28, basic/transports/streamable-http (request headers)), c), status codes (MCP 2026-07-28, basic/index (error codes)), listen (MCP 2026-07-28, basic/patterns/subscriptions),
+// progress on a lazily opened SSE response (MCP 2026-07-28, basic/transports/streamable-http (responses)) and disconnect-as-cancel (MCP 2026-07-28, basic/patterns/cancellation).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';

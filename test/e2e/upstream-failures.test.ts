@@ -1,7 +1,7 @@
 // Failure isolation across HTTP upstreams: one upstream dying, coming back on the same port,
 // hanging on its list or overrunning its per-upstream timeout must never take the others
 // down or hold the merged list past `listDeadline` (docs/architecture.md §4 upstream ring; MCP 2026-07-28, basic/patterns/cancellation
-// for cancellation, g.3 step 7 for the explicit notifications/cancelled to legacy upstreams).
+// for cancellation, README, Protocol eras: bridging step 7 for the explicit notifications/cancelled to legacy upstreams).
 import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, connect, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

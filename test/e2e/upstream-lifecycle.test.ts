@@ -1,7 +1,7 @@
-// Upstream lifecycle end to end: era detection per upstream (MCP 2026-07-28, server/discover on stdio, b.7 over
-// HTTP), legacy sessions re-created behind the client's back (g.3 step 1), and the stdio
+// Upstream lifecycle end to end: era detection per upstream (MCP 2026-07-28, server/discover on stdio, MCP 2026-07-28, basic/versioning (backwards compatibility) over
+// HTTP), legacy sessions re-created behind the client's back (README, Protocol eras: bridging), and the stdio
 // supervisor: stderr to logs, restart with backoff, progress tokens mapped back, explicit
-// notifications/cancelled (b.3), and no child left behind.
+// notifications/cancelled (MCP 2026-07-28, basic/patterns/cancellation), and no child left behind.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';

@@ -1,5 +1,5 @@
-// Which of an upstream's notifications about a request reach its client (MCP 2026-07-28, basic/transports/streamable-http (responses), g.1,
-// g.3 step 6), end to end: a scripted 2025-11-25 upstream answers a tools/call with log
+// Which of an upstream's notifications about a request reach its client (MCP 2026-07-28, basic/transports/streamable-http (responses),
+// README, Protocol eras: bridging step 6), end to end: a scripted 2025-11-25 upstream answers a tools/call with log
 // messages at three levels and a 2025-only notification before the result, and the gateway
 // relays to each client era only what that client asked for.
 import type { ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 // A legacy upstream that forgets its sessions (a restart) while several calls are in flight
 // in one of them, against a real Node server on 127.0.0.1: every call gets its 404, each is
-// sent again once in the new session (g.3 step 1: a 404 for the session means the request
+// sent again once in the new session (README, Protocol eras: bridging step 1: a 404 for the session means the request
 // was not processed), and only one new session is opened whatever order the 404s arrive in.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';

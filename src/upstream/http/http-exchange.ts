@@ -184,7 +184,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   /**
-   * The final response SHOULD end the stream (b.2): read what is left, unparsed, so the
+   * The final response SHOULD end the stream (MCP 2026-07-28, basic/transports/streamable-http (responses)): read what is left, unparsed, so the
    * keep-alive connection returns to the pool, but never wait on a server that keeps the
    * stream open.
    */

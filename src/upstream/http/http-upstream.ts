@@ -1,7 +1,7 @@
 // A Streamable HTTP upstream: one undici pool (keep-alive), era detected by a modern
 // `server/discover` probe with legacy `initialize` fallback (MCP 2026-07-28, basic/versioning (backwards compatibility)), the answer
 // cached and probed again when the upstream stops working. Legacy sessions are created,
-// reused and re-created on 404 without the downstream client noticing (g.3 step 1).
+// reused and re-created on 404 without the downstream client noticing (README, Protocol eras: bridging).
 // Pool, credentials and resending: upstream-connection.ts; request headers:
 // request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
 // called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
@@ -67,7 +67,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const first = await this.send(ready.value, req);
     if (first.ok || first.error.kind !== 'session_not_found') return first;
     // The upstream forgot the legacy session the request carried: start a new one and retry
-    // once (g.3 step 1). Calls in flight in that session all get a 404: the first to see it
+    // once (README, Protocol eras: bridging). Calls in flight in that session all get a 404: the first to see it
     // forgets the session, the others find it forgotten (and join the one re-initialize under
     // way, in ready()) or already replaced (and use the new one as it is).
     if (this.sessionId === carried) {
@@ -232,7 +232,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
     });
-    // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation, g.3 step 7).
+    // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
       void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected');
     }

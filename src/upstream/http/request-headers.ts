@@ -1,5 +1,5 @@
 // The HTTP headers of the gateway's requests to one upstream: configured static headers, then
-// framing (Content-Type, Accept, MCP 2026-07-28, basic/transports/streamable-http) and the era's Mcp-* headers (b.4; legacy:
+// framing (Content-Type, Accept, MCP 2026-07-28, basic/transports/streamable-http) and the era's Mcp-* headers (MCP 2026-07-28, basic/transports/streamable-http (request headers); legacy:
 // MCP-Protocol-Version after initialize, Mcp-Session-Id), which configured headers can never
 // override (issue 3). Per era and method these change only with the legacy session, so each
 // set is built once and shared until then; per-call headers (Mcp-Name, Mcp-Param-*, trace

@@ -79,8 +79,8 @@ class FileAndOAuthCredentials implements UpstreamCredentials {
       ? new SecretFile({ file: auth.clientSecret.file, logger, what: 'auth.clientSecretFile', now })
       : undefined;
     const fixedSecret = 'value' in auth.clientSecret ? auth.clientSecret.value : undefined;
-    // MCP requires `resource` = the canonical URI of the server the token is for (digest
-    // (f), client side; RFC 8707 section 2): this HttpUpstream's own URL, per route target.
+    // MCP requires `resource` = the canonical URI of the server the token is for (MCP 2026-07-28,
+    // basic/authorization, client side; RFC 8707 section 2): this HttpUpstream's own URL, per route target.
     const resource = auth.resource.kind === 'upstream-url' ? config.url : auth.resource.kind === 'uri' ? auth.resource.uri : undefined;
     this.oauth = new ClientCredentialsToken({
       upstream: config.name,

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpRoute } from '../../config/types.ts';
-import { chooseTarget, globMatches } from './route-match.ts';
+import { compileGlob } from '../../policy/glob.ts';
+import { chooseTarget } from './route-match.ts';
 
-describe('globMatches', () => {
+const globMatches = (pattern: string, value: string): boolean => compileGlob(pattern).matches(value);
+
+describe('route patterns (the policy glob)', () => {
   it('matches literals exactly and case-sensitively', () => {
     expect(globMatches('us-east', 'us-east')).toBe(true);
     expect(globMatches('us-east', 'US-EAST')).toBe(false);
