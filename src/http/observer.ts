@@ -63,10 +63,10 @@ const ID_PREFIX = randomBytes(4).toString('hex');
 const CANCELLED_REPLY: Reply = ok({});
 const recorded = (): boolean => true;
 const ADMITTED: Result<void, GatewayError> = ok(undefined);
-let requestCounter = 0;
 
 export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger }): Observer {
   const { tracing, metrics, audit, logger } = deps;
+  let requestCounter = 0;
   const observer: Observer = {
     metrics,
     async rejected(req, error, arrival) {
