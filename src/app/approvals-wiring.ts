@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { approvalRoutes } from '../approvals/console-routes.ts';
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
-import type { ApprovalChannel } from '../approvals/approval.ts';
 import { createApprovalService, type ApprovalAuditDetail, type ApprovalAuditEvent, type ApprovalService } from '../approvals/approval-service.ts';
 import { APPROVALS_DEFAULTS, type ApprovalsConfig } from '../approvals/approvals-config.ts';
 import { openApprovalStore } from '../approvals/open-approval-store.ts';
@@ -38,9 +37,6 @@ export function createApprovals(
   const config = configured ?? { ...SINGLE_REPLICA_DEFAULTS, keys: [randomBytes(32).toString('hex')] };
   const store = openApprovalStore(config);
   const service = createApprovalService({ config, store, logger: deps.logger, ...(deps.audit ? { audit: deps.audit } : {}) });
-  const channels = new Set<ApprovalChannel>();
-  if (config.webhook && config.publicUrl) channels.add('webhook');
-  if (config.console) channels.add('console');
   const approvalDeps: ApprovalDeps = {
     sealer: {
       seal: (p) => service.seal(p, 'mrtr'),
@@ -51,7 +47,7 @@ export function createApprovals(
       consumeOnce: (key, ttlMs) => service.consumeOnce(key, ttlMs),
     },
     defaultTimeoutMs: config.timeoutMs,
-    channels,
+    channels: service.channels,
     request: (req, opts) => service.request(req, opts),
     now: Date.now,
   };

@@ -4,7 +4,7 @@ import { approvalDraft, approvalsConfig } from '../../test/harness/approvals.ts'
 import type { ApprovalRequest } from './approval.ts';
 import { createMemoryApprovalStore, type ApprovalStore } from './approval-store.ts';
 import { createApprovalService, type ApprovalAuditDetail, type ApprovalAuditEvent, type ApprovalServiceDeps } from './approval-service.ts';
-import type { WebhookChannel, WebhookResult } from './webhook-channel.ts';
+import type { WebhookChannel, WebhookResult } from './channels/webhook-channel.ts';
 
 function setup(overrides: Partial<ApprovalServiceDeps> = {}) {
   const events: { event: ApprovalAuditEvent; detail: ApprovalAuditDetail }[] = [];
@@ -144,7 +144,7 @@ describe('approval service', () => {
   it('fails closed when the channel is not configured', async () => {
     const { service, events } = setup({ config: approvalsConfig({ console: undefined }) });
     const signal = new AbortController().signal;
-    expect(await service.request(approvalDraft({ channel: 'console' }), { signal })).toMatchObject({ decision: 'denied', reason: expect.stringMatching(/console is not configured/) });
+    expect(await service.request(approvalDraft({ channel: 'console' }), { signal })).toMatchObject({ decision: 'denied', reason: expect.stringMatching(/console approval channel is not configured/) });
     expect(await service.request(approvalDraft({ channel: 'webhook' }), { signal })).toMatchObject({ decision: 'denied', reason: expect.stringMatching(/webhook approval channel is not configured/) });
     expect(events).toEqual([]);
   });

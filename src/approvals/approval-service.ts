@@ -16,7 +16,8 @@ import type { ApprovalChannel, ApprovalDecision, ApprovalOutcome, ApprovalReques
 import type { ApprovalsConfig } from './approvals-config.ts';
 import type { ApprovalStore, StoredApproval } from './approval-store.ts';
 import { createSealer, type UnsealError } from './sealed-token.ts';
-import { createWebhookChannel, type WebhookChannel, type WebhookResult } from './webhook-channel.ts';
+import type { WebhookChannel } from './channels/webhook-channel.ts';
+import { createHeldChannels } from './channels/build-held-channels.ts';
 
 export type ApprovalDraft = Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>;
 
@@ -67,6 +68,8 @@ export interface ApprovalService {
   request(draft: ApprovalDraft, opts: RequestOptions): Promise<ApprovalOutcome>;
   /** An approver's decision: through `channel`, which must be the one the rule named. */
   decide(id: string, decision: 'approved' | 'denied', by: string, channel: ApprovalChannel, reason?: string): Promise<Result<ApprovalOutcome, DecideError>>;
+  /** The held channels this service can carry requests on (from the config). */
+  readonly channels: ReadonlySet<ApprovalChannel>;
   /** Pending approvals, oldest first; only those of `channel` when given. */
   pending(channel?: ApprovalChannel): Promise<ApprovalRequest[]>;
   get(id: string): Promise<StoredApproval | undefined>;
@@ -101,11 +104,7 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
   const waitingIntervalMs = deps.waitingIntervalMs ?? 5_000;
   const log = deps.logger.child({ component: 'approvals' });
   const sealer = createSealer(config.keys);
-  const webhook =
-    deps.webhook ??
-    (config.webhook !== undefined && config.publicUrl !== undefined
-      ? createWebhookChannel(config.webhook, { publicUrl: config.publicUrl, logger: deps.logger, now })
-      : undefined);
+  const channels = createHeldChannels(config, { logger: deps.logger, now, ...(deps.webhook ? { webhook: deps.webhook } : {}) });
 
   const audit = (event: ApprovalAuditEvent, request: ApprovalRequest, outcome?: ApprovalOutcome): void => {
     const detail: ApprovalAuditDetail = {
@@ -185,26 +184,30 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       // An abort while the approval was being created fired before the listener existed.
       if (opts.signal.aborted) onAbort();
       void store.waitForDecision(request.id, local.signal).then((o) => o !== undefined && settle(o), () => undefined);
-      if (request.channel === 'webhook' && webhook !== undefined) {
-        void webhook.deliver(request, local.signal).then((r: WebhookResult) => {
+      const channel = channels.get(request.channel);
+      void channel?.announce(request, local.signal).then(
+        (r) => {
           if (done || r.kind === 'accepted') return;
-          if (r.kind === 'failed') return finish('denied', `webhook delivery failed: ${r.reason}`);
-          const outcome: ApprovalOutcome = { decision: r.decision.decision, by: r.decision.by ?? 'webhook', channel: 'webhook', at: now(), ...(r.decision.reason === undefined ? {} : { reason: r.decision.reason }) };
+          if (r.kind === 'failed') return finish('denied', `${request.channel} delivery failed: ${r.reason}`);
+          const outcome: ApprovalOutcome = { decision: r.decision, by: r.by ?? request.channel, channel: request.channel, at: now(), ...(r.reason === undefined ? {} : { reason: r.reason }) };
           void settleInStore(request, outcome).then((s) => {
             if (s.ok) settle(s.value);
             else if (s.error.kind === 'already_decided') settle(s.error.outcome);
-            else finish('denied', `the webhook's decision could not be recorded (${s.error.kind})`);
+            else finish('denied', `the ${request.channel}'s decision could not be recorded (${s.error.kind})`);
           });
-        });
-      }
+        },
+        (e: unknown) => {
+          log.error('approval channel failed', { approvalId: request.id, channel: request.channel, error: e as Error });
+          finish('denied', `${request.channel} delivery failed`);
+        },
+      );
     });
 
   return {
     async request(draft, opts) {
       const channel = draft.channel;
       if (opts.signal.aborted) return closed(channel, 'cancelled', 'the caller went away before the approval was requested');
-      if (channel === 'webhook' && webhook === undefined) return closed(channel, 'denied', 'the webhook approval channel is not configured');
-      if (channel === 'console' && config.console === undefined) return closed(channel, 'denied', 'the approvals console is not configured');
+      if (channel !== 'user' && !channels.has(channel)) return closed(channel, 'denied', `the ${channel} approval channel is not configured`);
       const createdAt = now();
       const request: ApprovalRequest = { ...draft, id: newApprovalId(), createdAt, expiresAt: createdAt + (opts.timeoutMs ?? config.timeoutMs) };
       try {
@@ -238,12 +241,12 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       if (stored.outcome !== undefined) return err({ kind: 'already_decided', outcome: stored.outcome });
       // A rule that names the console is not answered by a webhook, and the other way round.
       if (stored.request.channel !== channel) return err({ kind: 'wrong_channel' });
-      if (channel === 'console' && decision === 'approved' && config.console?.allowSelfApproval !== true && by === stored.request.principal.subject) {
-        return err({ kind: 'self_approval' });
-      }
+      const refused = channels.get(channel)?.refuses(stored.request, decision, by);
+      if (refused) return err({ kind: refused });
       return settleInStore(stored.request, { decision, by, channel, at: now(), ...(reason === undefined ? {} : { reason }) });
     },
 
+    channels: new Set(channels.keys()),
     async pending(channel) {
       const all = await store.listPending();
       return channel === undefined ? all : all.filter((r) => r.channel === channel);

@@ -3,7 +3,8 @@
 // service for a decision and forwards the call only on `approved`. Everything fails closed.
 import type { JsonObject } from '../protocol/message.ts';
 
-export type ApprovalChannel = 'user' | 'webhook' | 'console';
+export type { ApprovalChannel } from './channels/registry.ts';
+import type { ApprovalChannel } from './channels/registry.ts';
 
 export interface ApprovalSubject {
   subject: string;

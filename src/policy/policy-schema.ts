@@ -7,6 +7,7 @@
 // `errorMessage` is the same non-standard annotation as in src/config/config-schema.ts:
 // when present it replaces the generic message of the schema object it sits in.
 
+import { APPROVAL_CHANNELS, FALLBACK_CHANNELS } from '../approvals/channels/registry.ts';
 import { durationSchema } from '../config/duration.ts';
 
 export const RULE_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]*$';
@@ -136,10 +137,10 @@ export const POLICY_SCHEMA = {
       additionalProperties: false,
       required: ['approver'],
       properties: {
-        approver: { description: 'Who approves: "user" (the calling user, through their client), "webhook" or "console".', enum: ['user', 'webhook', 'console'] },
+        approver: { description: 'Who approves: "user" (the calling user, through their client), "webhook" or "console".', enum: [...APPROVAL_CHANNELS] },
         fallback: {
           description: 'Channel to use when the approver cannot be reached for this call, e.g. approver user with a client that cannot elicit.',
-          enum: ['webhook', 'console'],
+          enum: [...FALLBACK_CHANNELS],
         },
         timeout: {
           description: 'How long to wait for the approver: "30s", "5m", or milliseconds.',

@@ -7,15 +7,15 @@
 //     signed body only ever goes to the configured URL.
 // Every attempt carries the same `id` (the receiver's idempotency key) and a fresh signature.
 // Applying the decision, timeouts of the whole approval and auditing are the service's.
-import type { JsonObject } from '../protocol/message.ts';
-import { DEFAULT_REDACT_KEYS } from '../audit/audit-config-schema.ts';
-import { compileRedaction, redact } from '../audit/redact.ts';
-import { BUILTIN_PATTERN_NAMES } from '../audit/redact-patterns.ts';
-import type { Logger } from '../telemetry/logger.ts';
-import type { ApprovalRequest } from './approval.ts';
-import type { WebhookConfig } from './approvals-config.ts';
-import { parseWireDecision, type WireDecision } from './wire-decision.ts';
-import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
+import type { JsonObject } from '../../protocol/message.ts';
+import { DEFAULT_REDACT_KEYS } from '../../audit/audit-config-schema.ts';
+import { compileRedaction, redact } from '../../audit/redact.ts';
+import { BUILTIN_PATTERN_NAMES } from '../../audit/redact-patterns.ts';
+import type { Logger } from '../../telemetry/logger.ts';
+import type { ApprovalRequest } from '../approval.ts';
+import type { WebhookConfig } from '../approvals-config.ts';
+import { parseWireDecision, type WireDecision } from '../wire-decision.ts';
+import { SIGNATURE_HEADER, signBody } from '../webhook-signature.ts';
 
 export const WEBHOOK_EVENT = 'approval.requested';
 /** A decision in a response is a few hundred bytes; more is not an answer. */
