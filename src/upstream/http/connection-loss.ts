@@ -11,7 +11,7 @@
 // A lost connection says nothing certain about the upstream as a whole, unlike a connection
 // that cannot be made (refused, unresolvable, unreachable, TLS failure): the first fails one
 // call, the second marks the upstream down.
-import type { CredentialsFailed } from './authorized-exchange.ts';
+import type { CredentialsFailed } from './exchange-interceptor.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 
 /** Errors of a connection that was up: reset by the peer, closed under a request. */

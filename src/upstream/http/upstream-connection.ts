@@ -1,13 +1,14 @@
-// How the gateway reaches one HTTP upstream: a keep-alive undici pool, the upstream's own
-// credentials (authorized-exchange.ts), the configured timeout, JSON-RPC ids, and one more
-// try for an idempotent request whose connection was lost before any answer
-// (connection-loss.ts). What the answers mean is http-upstream.ts's business.
+// How the gateway reaches one HTTP upstream: a keep-alive undici pool, JSON-RPC ids, and the
+// chain of exchange interceptors composed once for it (exchange-interceptor.ts): the configured
+// timeout (outermost: one budget for every try), the idempotent resend (within what is left of
+// it, with fresh credentials), the upstream's own credentials. What the answers mean is http-upstream.ts's business.
 import { Pool } from 'undici';
 import type { HttpUpstreamConfig } from '../../config/types.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { authorizedExchange, withCredentials, type CredentialsFailed } from './authorized-exchange.ts';
-import { mayResend } from './connection-loss.ts';
-import type { ExchangeInput, ExchangeOutcome } from './http-exchange.ts';
+import { credentialsInterceptor, withCredentials } from './credentials-interceptor.ts';
+import { composeExchange, timeoutInterceptor, type Exchange, type Sent } from './exchange-interceptor.ts';
+import { exchange, type ExchangeInput } from './http-exchange.ts';
+import { resendInterceptor } from './resend-interceptor.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
 
 /**
@@ -20,49 +21,36 @@ import type { UpstreamCredentials } from './upstream-credentials.ts';
 export const KEEP_ALIVE_MS = 4000;
 const DELETE_TIMEOUT_MS = 1000;
 
-export type Sent = ExchangeOutcome | CredentialsFailed;
+export type { Sent } from './exchange-interceptor.ts';
 export type PostInput = Omit<ExchangeInput, 'pool' | 'path'>;
 
 export class UpstreamConnection {
   readonly pool: Pool;
   readonly path: string;
   private lastId = 0;
+  private readonly send: Exchange;
 
   constructor(
-    private readonly config: HttpUpstreamConfig,
+    config: HttpUpstreamConfig,
     readonly credentials: UpstreamCredentials | undefined,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     const url = new URL(config.url);
     this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
     this.path = url.pathname + url.search;
+    this.send = composeExchange(
+      [timeoutInterceptor(config.timeoutMs), resendInterceptor({ logger, nextId: () => this.nextId(), closed: () => this.pool.destroyed }), credentialsInterceptor(credentials)],
+      exchange,
+    );
   }
 
   nextId(): number {
     return ++this.lastId;
   }
 
-  /**
-   * One exchange with the configured timeout. An idempotent request whose connection was
-   * lost before any answer goes once more, within what is left of the first one's time (the
-   * caller was promised an answer or an error within the timeout), with a new id written
-   * into `input.body` so the caller knows which id to cancel (the first body was already
-   * serialized).
-   */
-  async post(input: PostInput): Promise<Sent> {
-    const full: ExchangeInput = { pool: this.pool, path: this.path, timeoutMs: this.config.timeoutMs, ...input };
-    const started = Date.now();
-    const first = await authorizedExchange(this.credentials, full);
-    const { method } = input.body;
-    if (typeof method !== 'string' || !mayResend(method, first) || this.pool.destroyed) return first;
-    let { timeoutMs } = full;
-    if (timeoutMs !== undefined) {
-      timeoutMs -= Date.now() - started;
-      if (timeoutMs <= 0) return { kind: 'timeout' };
-    }
-    this.logger.info('upstream connection lost before an answer, sending again', { method });
-    if (input.body.id !== undefined) input.body.id = this.nextId();
-    return authorizedExchange(this.credentials, { ...full, timeoutMs });
+  /** One exchange through the connection's interceptors. */
+  post(input: PostInput): Promise<Sent> {
+    return this.send({ pool: this.pool, path: this.path, ...input });
   }
 
   /** Best effort, bounded: nothing waits for the answer. */
