@@ -43,7 +43,7 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
   const validateOutput = (tool: JsonObject, name: string, result: JsonObject): JsonObject => {
     if (config.validation.outputs === 'off' || !isJsonObject(tool.outputSchema) || !('structuredContent' in result) || result.isError === true) return result;
     const v = validator.validate(tool.outputSchema, result.structuredContent);
-    if (v.ok !== false) return result;
+    if (v.kind !== 'invalid') return result;
     logger.warn('tool result does not match its outputSchema', { tool: name, problem: v.message, blocked: config.validation.outputs === 'block' });
     if (config.validation.outputs === 'warn') return result;
     return { content: [{ type: 'text', text: `The tool's result did not match its declared outputSchema (${v.message}); Gatehouse withheld it.` }], isError: true };
@@ -81,8 +81,8 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
       check: () => {
         if (!checkArguments) return undefined;
         const v = validator.validate(inputSchema as JsonObject, args ?? {});
-        if (v.ok === 'unchecked') reportUnchecked(inputSchema as JsonObject, name, f.upstream.name, v.reason);
-        return v.ok === false ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
+        if (v.kind === 'unchecked') reportUnchecked(inputSchema as JsonObject, name, f.upstream.name, v.reason);
+        return v.kind === 'invalid' ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
       },
       upstreamParams: (p) => ({ ...p, name: f.name }),
       upstreamHeaders: () => {

@@ -24,7 +24,11 @@ import { linearRegExp } from './linear-regexp.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
 
-export type Validation = { ok: true } | { ok: false; message: string } | { ok: 'unchecked'; reason: string };
+/** `valid`; `invalid` with what is wrong; `unchecked` when the schema cannot be used (the value
+ * goes to the upstream to judge). */
+const VALID: Validation = Object.freeze({ kind: 'valid' });
+
+export type Validation = { kind: 'valid' } | { kind: 'invalid'; message: string } | { kind: 'unchecked'; reason: string };
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
@@ -51,11 +55,11 @@ export class SchemaValidator {
 
   validate(schema: JsonObject, value: JsonValue | undefined): Validation {
     const fn = this.compile(schema);
-    if (typeof fn === 'string') return { ok: 'unchecked', reason: fn };
-    if (fn(value ?? {})) return { ok: true };
+    if (typeof fn === 'string') return { kind: 'unchecked', reason: fn };
+    if (fn(value ?? {})) return VALID;
     const e = fn.errors?.[0];
     const where = e?.instancePath ? e.instancePath : '(root)';
-    return { ok: false, message: `${where} ${e?.message ?? 'is invalid'}`.slice(0, MAX_MESSAGE) };
+    return { kind: 'invalid', message: `${where} ${e?.message ?? 'is invalid'}`.slice(0, MAX_MESSAGE) };
   }
 }
 
