@@ -182,7 +182,7 @@ function checkLiteral(header: string, raw: string | undefined, body: string): Re
  * Server-side check of the standard headers against the body (MCP 2026-07-28, basic/transports/streamable-http (request headers) "Server validation"):
  * `MCP-Protocol-Version` and `Mcp-Method` always, `Mcp-Name` for the name-bearing methods,
  * decoded from the Base64 sentinel before comparing. `Mcp-Name` on other methods is ignored
- * and must not be routed on (digest §10 #9). Whether the version is supported is not
+ * and must not be routed on (the spec defines no source for it there, so it is ignored). Whether the version is supported is not
  * checked here (that is -32022, the transport's call).
  */
 export function checkStandardHeaders(body: StandardHeaderSource, headers: HeaderLookup): Result<void, string> {

@@ -1,5 +1,5 @@
 // Tool pinning against rug-pulls: an upstream that changes what a tool says or accepts after
-// it was reviewed (spec digest: tool definitions are untrusted input) is caught by comparing
+// it was reviewed (MCP 2026-07-28, server/tools, security: tool definitions are untrusted input) is caught by comparing
 // a hash of the definition with the pin in the policy. Pure; quarantining a tool whose hash
 // no longer matches is the catalog's job, writing pins is `gatehouse policy pin`'s.
 //

@@ -49,7 +49,8 @@ export function checkModernRequest(
   const headerVersion = headers('mcp-protocol-version');
   if (headerVersion === undefined) return err({ kind: 'header_mismatch', message: 'missing header MCP-Protocol-Version' });
   // A legacy version without a session or initialize: tell the client what we speak
-  // (digest §10 #11); the list includes the legacy version so it knows to initialize.
+  // (a case the spec leaves open: we answer -32022); the list includes the legacy version so it
+  // knows to initialize.
   if (!modernVersions.includes(headerVersion.trim())) {
     return err({ kind: 'unsupported_version', requested: headerVersion.trim(), supported: allVersions });
   }

@@ -157,7 +157,7 @@ describe('standard headers (MCP 2026-07-28, basic/transports/streamable-http (re
     expectError(res, 400, -32020, /invalid characters/);
   });
 
-  it('ignores Mcp-Name on a method that has no name (digest §10 #9)', async () => {
+  it('ignores Mcp-Name on a method that has no name (the spec defines none there)', async () => {
     const res = await postJson(gw.url, modernBody(8, 'tools/list'), modernHeaders('tools/list', 'whatever'));
     expect(res.status).toBe(200);
     expect(res.json.result.tools.map((t: { name: string }) => t.name)).toContain('up__query');
