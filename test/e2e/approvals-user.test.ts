@@ -11,11 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { useMovableClock } from '../harness/movable-clock.ts';
 
 const ALICE = 'approval-test-key-alice-0123456789';
 const BOB = 'approval-test-key-bob-0123456789ab';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 const ELICIT = { elicitation: { form: {} } };
+// An approval's expiry passes on this clock, not in a sleep.
+const clock = useMovableClock();
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
@@ -125,7 +128,7 @@ describe('the sealed request state', () => {
 
   it('expires', async () => {
     const state = await ask({ ms: 1 }, 'up__slow');
-    await new Promise((r) => setTimeout(r, 1100));
+    clock.advance(1100);
     const late = await raw(17, { ms: 1 }, ALICE, { requestState: state, inputResponses: approve }, 'up__slow');
     expect(late.json.error.message).toContain('expired');
   });

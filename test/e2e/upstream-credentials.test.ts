@@ -6,16 +6,18 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBearerGuard, type BearerGuard } from '../fixtures/bearer-guard.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { startTokenServer, type TokenServer } from '../fixtures/oauth-token-server.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { useMovableClock } from '../harness/movable-clock.ts';
 
 const CLIENT_KEY = 'client-own-api-key-0123456789abcdef';
 const SECRET = 'weather-client-secret-Zq9';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Token ages, expiries and the header files' re-read interval pass on this clock, not in sleeps.
+const clock = useMovableClock();
 
 let tokens: TokenServer;
 const valid = new Set<string>();
@@ -33,14 +35,6 @@ function call(gw: TestGateway, tool: string, args: Record<string, unknown>, head
   // Gateway A requires the client's own API key; it must never travel further.
   if (gw === gwA) headers = { authorization: `Bearer ${CLIENT_KEY}`, ...headers };
   return postJson(gw.url, modernBody(id++, 'tools/call', { name: tool, arguments: args }), modernHeaders('tools/call', tool, headers));
-}
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 beforeAll(async () => {
@@ -89,7 +83,8 @@ upstreams:
   - { name: locked, url: "${weather.url}", auth: ${authOf('locked-client', 'clientSecret: wrong-secret')} }
 `);
   await gwA.waitUp();
-  await waitFor('short, legacy and files up', () => gwB.upstreams.filter((u) => u.name !== 'locked').every((u) => u.status().state === 'up'));
+  // short, legacy and files up (locked never is).
+  await vi.waitUntil(() => gwB.upstreams.filter((u) => u.name !== 'locked').every((u) => u.status().state === 'up'), { timeout: 10_000, interval: 20 });
 });
 
 afterAll(async () => {
@@ -120,7 +115,7 @@ describe('OAuth client credentials towards an upstream', () => {
   });
 
   it('answers an upstream 401 by getting a fresh token and retrying the call once', async () => {
-    await sleep(1100); // a token younger than a second is not replaced on a 401
+    clock.advance(1100); // a token younger than a second is not replaced on a 401
     valid.delete('gatehouse-1');
     const rejectedBefore = weatherGuard.rejected;
     const r = await call(gwA, 'weather__echo', { message: 'after revoke' });
@@ -137,7 +132,7 @@ describe('OAuth client credentials towards an upstream', () => {
     expect((await call(gwB, 'short__echo', { message: 'a' })).json.result).toBeDefined();
     const before = issuedTo('short-lived').length;
     const rejectedBefore = shortGuard.rejected;
-    await sleep(2100);
+    clock.advance(2100);
     expect((await call(gwB, 'short__echo', { message: 'b' })).json.result.structuredContent).toEqual({ message: 'b' });
     const issued = issuedTo('short-lived');
     expect(issued.length).toBeGreaterThan(before);
@@ -159,7 +154,7 @@ describe('OAuth client credentials towards an upstream', () => {
     expect(locked).toMatchObject({ state: 'down' });
     expect(locked.lastError).toBe('cannot get an access token: the token endpoint refused the grant: invalid_client (client authentication failed), HTTP 401');
 
-    await sleep(1100);
+    clock.advance(1100);
     tokens.clients.gatehouse!.refuse = true;
     valid.delete('gatehouse-2');
     const r = await call(gwA, 'weather__echo', { message: 'no token' });
@@ -187,7 +182,7 @@ describe('headers read from files', () => {
   it('picks up a rotated file without a restart', async () => {
     fileTokens.add('file-2');
     writeFileSync(join(dir, 'files-token'), 'file-2\n');
-    await sleep(1100);
+    clock.advance(1100);
     expect((await call(gwB, 'files__echo', { message: 'f2' })).json.result).toBeDefined();
     expect(filesUp.received.at(-1)?.headers.authorization).toBe('Bearer file-2');
   });

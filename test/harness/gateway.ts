@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../src/config/types.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { LogFields } from '../../src/telemetry/logger.ts';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
+import { vi } from 'vitest';
 
 export interface TestGateway extends RunningGateway {
   config: GatewayConfig;
@@ -33,12 +34,9 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
     config,
     logs: lines,
     async waitUp(timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (Date.now() < until) {
-        if (gw.upstreams.every((u) => u.status().state === 'up')) return;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error(`upstreams not up: ${JSON.stringify(gw.upstreams.map((u) => u.status()))}`);
+      await vi.waitUntil(() => gw.upstreams.every((u) => u.status().state === 'up'), { timeout: timeoutMs, interval: 25 }).catch(() => {
+        throw new Error(`upstreams not up: ${JSON.stringify(gw.upstreams.map((u) => u.status()))}`);
+      });
     },
   };
 }

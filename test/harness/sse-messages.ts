@@ -15,22 +15,40 @@ export async function openSse(url: string, init: RequestInit): Promise<{ respons
   const abort = new AbortController();
   const response = await fetch(url, { ...init, signal: abort.signal });
   const messages: any[] = [];
-  if (response.body) void pump(response.body, messages).catch(() => undefined);
+  // Woken on every message the pump adds: waiting is on arrivals, not on a timer.
+  const waiters = new Set<() => void>();
+  const arrived = (m: unknown): void => {
+    messages.push(m);
+    for (const w of [...waiters]) w();
+  };
+  if (response.body) void pump(response.body, arrived).catch(() => undefined);
   const sse: SseMessages = {
     messages,
-    async waitFor(n, timeoutMs = 5000) {
-      const end = Date.now() + timeoutMs;
-      while (messages.length < n) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${n} SSE messages, have ${JSON.stringify(messages)}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+    waitFor(n, timeoutMs = 5000) {
+      if (messages.length >= n) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (messages.length < n) return;
+          done();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out waiting for ${n} SSE messages, have ${JSON.stringify(messages)}`));
+        }, timeoutMs);
+        const done = (): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+      });
     },
     close: () => abort.abort(),
   };
   return { response, sse };
 }
 
-async function pump(body: ReadableStream<Uint8Array>, into: any[]): Promise<void> {
+async function pump(body: ReadableStream<Uint8Array>, arrived: (message: unknown) => void): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
@@ -44,7 +62,7 @@ async function pump(body: ReadableStream<Uint8Array>, into: any[]): Promise<void
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).replace(/^ /, ''))
         .join('\n');
-      if (data) into.push(JSON.parse(data));
+      if (data) arrived(JSON.parse(data));
     }
   }
 }

@@ -23,7 +23,7 @@ import { LegacySessions } from '../../src/transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../../src/transport/mcp-endpoint.ts';
 import { Notifier } from '../../src/transport/notifier.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
-import { openSocket, rawPost, waitFor } from './raw-http.ts';
+import { openSocket, rawPost } from './raw-http.ts';
 
 describe('the endpoint on a bare listener', () => {
   const config = parseConfig('upstreams: []\n', '/tmp/ingress-test.yaml', {}, { host: '127.0.0.1', port: 0 });
@@ -103,7 +103,7 @@ describe('the endpoint on a bare listener', () => {
         const requests = Array.from({ length: n }, (_, i) => rawPost(modernBody(from + i, 'tools/call', { name: 'up__echo', arguments: {} }), modernHeaders('tools/call', 'up__echo')));
         const answered = received.split('HTTP/1.1 200').length - 1;
         socket.write(requests.join(''));
-        await waitFor(`${n} answers`, () => received.split('HTTP/1.1 200').length - 1 === answered + n);
+        await expect.poll(() => received.split('HTTP/1.1 200').length - 1, { message: `${n} answers`, timeout: 3000 }).toBe(answered + n);
         return served.sockets[0]!.listenerCount('close');
       };
       const alone = await batch(1, 0);
@@ -129,10 +129,10 @@ describe('the endpoint on a bare listener', () => {
     const socket = await openSocket(served.port);
     const request = rawPost(modernBody(5, 'tools/call', { name: 'up__echo', arguments: {} }), modernHeaders('tools/call', 'up__echo'));
     socket.write(request.slice(0, request.length - cut));
-    await waitFor('the request to arrive', () => served.arrived.length === 1);
+    await expect.poll(() => served.arrived.length, { message: 'the request to arrive', timeout: 3000 }).toBe(1);
     socket.destroy();
     // Nobody reads the answer; that the endpoint made one shows that the body read settled.
-    await waitFor('the endpoint to answer', () => served.replies.length === 1, 2000);
+    await expect.poll(() => served.replies.length, { message: 'the endpoint to answer', timeout: 2000 }).toBe(1);
     if (cut === 0) {
       expect(seen).toEqual([{ method: 'tools/call', aborted: true }]);
     } else {

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
-import { openSocket, rawPost, waitFor } from './raw-http.ts';
+import { installMovableClock } from '../harness/movable-clock.ts';
+import { openSocket, rawPost } from './raw-http.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
@@ -85,9 +86,9 @@ describe('a client gone while its response waits behind another on the same conn
     const socket = await openSocket(gw.port);
     socket.write(listen('pipe-1') + listen('pipe-2'));
     // Both are dispatched at once; the second's response is queued behind the first's stream.
-    await waitFor('both listen streams', () => gw.notifier.size() === before + 2);
+    await expect.poll(() => gw.notifier.size(), { message: 'both listen streams', timeout: 3000 }).toBe(before + 2);
     socket.destroy();
-    await waitFor('every listener removed', () => gw.notifier.size() === before);
+    await expect.poll(() => gw.notifier.size(), { message: 'every listener removed', timeout: 3000 }).toBe(before);
   });
 
   it('cancels a pipelined modern tools/call when its client goes (MCP 2026-07-28, basic/patterns/cancellation)', async () => {
@@ -96,9 +97,9 @@ describe('a client gone while its response waits behind another on the same conn
     const call = modernBody('pipe-call', 'tools/call', { name: 'up__slow', arguments: { ms } });
     socket.write(listen('pipe-3') + rawPost(call, modernHeaders('tools/call', 'up__slow')));
     const upstreamId = () => (upstream.received.find((r) => (r.body as any)?.params?.arguments?.ms === ms)?.body as { id: string | number } | undefined)?.id;
-    await waitFor('the slow call upstream', () => upstreamId() !== undefined);
+    await expect.poll(upstreamId, { message: 'the slow call upstream', timeout: 3000 }).toBeDefined();
     socket.destroy();
-    await waitFor('the upstream call cancelled', () => upstream.cancelled.includes(upstreamId()!), 2000);
+    await expect.poll(() => upstream.cancelled.includes(upstreamId()!), { message: 'the upstream call cancelled', timeout: 2000 }).toBe(true);
   });
 });
 
@@ -129,17 +130,19 @@ describe('a legacy session with several GET streams', () => {
     gw.notifier.publish('tools');
     await second.waitFor(1);
     expect(second.messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
-    // Give a broadcast time to show itself on the first stream.
-    await new Promise((r) => setTimeout(r, 150));
     expect(first.messages).toEqual([]);
     second.close();
-    await waitFor('the second stream gone', () => gw.notifier.size() === before + 1);
+    await expect.poll(() => gw.notifier.size(), { message: 'the second stream gone', timeout: 3000 }).toBe(before + 1);
     gw.notifier.publish('prompts');
     await first.waitFor(1);
+    // One stream keeps its order: had the tools notification gone to the first stream too, it
+    // would stand before this one.
     expect(first.messages).toEqual([{ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' }]);
   });
 
   it('keeps a session with an open GET stream alive however quiet, and expires it once the stream is gone', async () => {
+    // Idle time passes on this clock; the gateway takes it when it starts.
+    const clock = installMovableClock();
     const idle = await startTestGateway(`sessions: { idleTimeout: 300 }\nupstreams:\n  - { name: up, url: "${upstream.url}" }\n`);
     try {
       const sid = await openSession(idle.url);
@@ -148,16 +151,17 @@ describe('a legacy session with several GET streams', () => {
       expect(response.status).toBe(200);
       expect(idle.notifier.size()).toBe(1);
       // Three idle timeouts with nothing but the open stream: the session is still there.
-      await new Promise((r) => setTimeout(r, 1000));
+      clock.advance(1000);
       expect(idle.notifier.size()).toBe(1);
       expect((await postJson(idle.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionHeaders(sid))).status).toBe(200);
       abort.abort();
-      await waitFor('the stream gone', () => idle.notifier.size() === 0);
+      await expect.poll(() => idle.notifier.size(), { message: 'the stream gone', timeout: 3000 }).toBe(0);
       // Without its stream, the session goes idle like any other.
-      await new Promise((r) => setTimeout(r, 700));
+      clock.advance(700);
       expect((await postJson(idle.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, sessionHeaders(sid))).status).toBe(404);
     } finally {
       await idle.close();
+      clock.restore();
     }
   });
 
@@ -167,7 +171,7 @@ describe('a legacy session with several GET streams', () => {
     const abort = new AbortController();
     const response = await fetch(gw.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, signal: abort.signal });
     expect(response.status).toBe(200);
-    await waitFor('the stream registered', () => gw.notifier.size() === before + 1);
+    await expect.poll(() => gw.notifier.size(), { message: 'the stream registered', timeout: 3000 }).toBe(before + 1);
     const timer = setTimeout(() => abort.abort(), 3000);
     // Ends by itself (true), or is cut off by the timer (false).
     const ended = (async () => {

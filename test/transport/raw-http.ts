@@ -16,11 +16,3 @@ export async function openSocket(port: number): Promise<Socket> {
   await new Promise<void>((r) => socket.once('connect', () => r()));
   return socket;
 }
-
-export async function waitFor(what: string, check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -34,6 +34,9 @@ export interface ScriptedServer {
   /** From now on requests in any session opened so far get 404. */
   forgetSessions(): void;
   count(method: string): number;
+  /** Connections open now. The server never closes an idle one itself, so 0 after requests
+   * means the client closed them. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -54,10 +57,13 @@ export interface ScriptedOptions {
   idleCloseMs?: number;
   /** Awaited before an initialize is answered. */
   beforeInitialize?: (req: ScriptedRequest) => Promise<void>;
+  /** Answer with `Connection: close`, so that no connection outlives its request. */
+  closeEachConnection?: boolean;
 }
 
 export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<ScriptedServer> {
   const received: ScriptedRequest[] = [];
+  const connection = opts.closeEachConnection ? 'close' : 'keep-alive';
   const resets = new Set<string>();
   const idleSince = new WeakMap<Socket, number>();
   const served = new WeakMap<Socket, number>();
@@ -78,7 +84,7 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
         socket.resetAndDestroy();
         return;
       }
-      res.setHeader('connection', 'keep-alive');
+      res.setHeader('connection', connection);
       if (req.method !== 'POST') return void res.writeHead(405).end();
       const body = JSON.parse(raw || '{}') as Record<string, unknown>;
       const method = typeof body.method === 'string' ? body.method : undefined;
@@ -97,13 +103,18 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
       await opts.beforeInitialize?.(r);
       const sessionId = randomUUID();
       sessions.push(sessionId);
-      return answerSse(res, { 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: r.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } });
+      return answerSse(res, { connection, 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: r.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'scripted', version: '1' } } });
     }
     const result = opts.script ? await opts.script(r, res) : defaultResult(r);
-    if (result !== undefined) answerSse(res, {}, { jsonrpc: '2.0', id: r.id, result });
+    if (result !== undefined) answerSse(res, { connection }, { jsonrpc: '2.0', id: r.id, result });
   };
   // Idle connections stay open on the server's side: faults are the test's to script.
   server.keepAliveTimeout = 60_000;
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
@@ -115,6 +126,7 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
       for (const s of sessions) forgotten.add(s);
     },
     count: (method) => received.filter((r) => r.method === method).length,
+    openConnections: () => open.size,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
