@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../telemetry/logger.ts';
 import { approvalDraft, approvalsConfig } from '../../test/harness/approvals.ts';
-import type { ApprovalRequest } from './approval.ts';
+import type { ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import { createMemoryApprovalStore, type ApprovalStore } from './approval-store.ts';
 import { createApprovalService, type ApprovalAuditDetail, type ApprovalAuditEvent, type ApprovalServiceDeps } from './approval-service.ts';
 import type { WebhookChannel, WebhookResult } from './channels/webhook-channel.ts';
@@ -28,6 +28,9 @@ function start(service: ReturnType<typeof setup>['service'], draft = approvalDra
   const outcome = service.request(draft, { signal: opts.signal ?? new AbortController().signal, onCreated: created, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.onWaiting ? { onWaiting: opts.onWaiting } : {}) });
   return { outcome, created: createdP };
 }
+
+// Waits pass on fake timers (and Date) where a test needs time to go by.
+afterEach(() => void vi.useRealTimers());
 
 describe('approval service', () => {
   it('a console approval resolves the waiting call at once, and both steps are audited', async () => {
@@ -56,11 +59,15 @@ describe('approval service', () => {
   });
 
   it('no decision within the timeout: expired (fail closed)', async () => {
+    vi.useFakeTimers();
     const { service, events } = setup();
-    const started = Date.now();
-    const outcome = await service.request(approvalDraft({ channel: 'console' }), { signal: new AbortController().signal, timeoutMs: 80 });
+    let outcome: ApprovalOutcome | undefined;
+    const waiting = service.request(approvalDraft({ channel: 'console' }), { signal: new AbortController().signal, timeoutMs: 80 }).then((o) => (outcome = o));
+    await vi.advanceTimersByTimeAsync(79);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    await waiting;
     expect(outcome).toMatchObject({ decision: 'expired', by: 'gatehouse', channel: 'console' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(75);
     expect(events.at(-1)).toMatchObject({ event: 'approval_decided', detail: { decision: 'expired', by: 'gatehouse' } });
     expect(await service.pending()).toEqual([]);
   });
@@ -93,17 +100,19 @@ describe('approval service', () => {
   });
 
   it('calls onWaiting every interval while waiting, and never after', async () => {
+    vi.useFakeTimers();
     const { service } = setup();
     const ticks: number[] = [];
     const { outcome, created } = start(service, undefined, { onWaiting: (ms) => ticks.push(ms) });
     const { id } = await created;
-    await new Promise((r) => setTimeout(r, 110));
+    await vi.advanceTimersByTimeAsync(110);
     await service.decide(id, 'approved', 'carol', 'console');
     await outcome;
     const seen = ticks.length;
     expect(seen).toBeGreaterThanOrEqual(2);
     expect(ticks).toEqual([...ticks].sort((a, b) => a - b));
-    await new Promise((r) => setTimeout(r, 60));
+    // Three more intervals go by: a ticker left running would have called again.
+    await vi.advanceTimersByTimeAsync(60);
     expect(ticks.length).toBe(seen);
   });
 
@@ -192,10 +201,12 @@ describe('approval service', () => {
     });
 
     it('after an acknowledgement, waits for the callback decision', async () => {
+      vi.useFakeTimers();
       const { service } = setup({ config: webhookConfig, webhook: channel({ kind: 'accepted' }) });
       const { outcome, created } = start(service, approvalDraft({ channel: 'webhook' }));
       const { id } = await created;
-      await new Promise((r) => setTimeout(r, 20));
+      // A waiting interval goes by, the acknowledgement long since handled.
+      await vi.advanceTimersByTimeAsync(20);
       await service.decide(id, 'denied', 'ops-bot', 'webhook');
       expect(await outcome).toMatchObject({ decision: 'denied', by: 'ops-bot', channel: 'webhook' });
     });

@@ -43,12 +43,10 @@ describe('globs', () => {
     expect(matches('[ab]*', '[ab]x')).toBe(true);
   });
 
-  it('stays fast on patterns that would backtrack as a RegExp', () => {
+  it('answers patterns that would backtrack as a RegExp (one would not end within the test)', () => {
     const value = 'a'.repeat(20_000);
-    const start = performance.now();
     expect(matches('*a*a*a*a*a*b', value)).toBe(false);
     expect(matches('*a?a*a?a*a?b', value)).toBe(false);
-    expect(performance.now() - start).toBeLessThan(500);
   });
 
   it('reports the literal prefix used for indexing', () => {

@@ -54,13 +54,11 @@ describe('SchemaValidator', () => {
     const other = { type: 'object', properties: { n: { $ref: 'https://tools.example.com/shared.json' } } };
     expect(v.validate(other, { n: 'x' }).kind).toBe('unchecked');
   });
-  it('runs pattern in linear time: a catastrophic pattern against a long string answers at once', () => {
+  it('runs pattern on RE2: a catastrophic pattern against a long string is answered', () => {
     const v = new SchemaValidator();
     const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
-    const started = performance.now();
+    // Backtracking RegExp needs about 2^40 steps for this (hours): it would not end within the test.
     const res = v.validate(schema, { s: `${'a'.repeat(40)}!` });
-    // Backtracking RegExp needs about 2^40 steps for this (hours); RE2 needs microseconds.
-    expect(performance.now() - started).toBeLessThan(500);
     expect(res).toMatchObject({ kind: 'invalid', message: expect.stringContaining('must match pattern') });
     expect(v.validate(schema, { s: 'aaaa' })).toEqual({ kind: 'valid' });
   });

@@ -5,8 +5,10 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalOutcome, ApprovalRequest } from '../../src/approvals/approval.ts';
+import { createWebhookChannel, type WebhookChannelDeps } from '../../src/approvals/webhook-channel.ts';
 import { signBody, SIGNATURE_HEADER, verifySignature } from '../../src/approvals/webhook-signature.ts';
 import { digestJson } from '../../src/audit/digest.ts';
+import { createLogger } from '../../src/telemetry/logger.ts';
 import { approvalDraft, startApprovalsServer, type ApprovalsServer } from '../harness/approvals.ts';
 
 const SECRET = 'webhook-secret-0123456789abcdef-0123456789';
@@ -48,10 +50,13 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 
-async function gateway(opts: { retries?: number; redact?: boolean; url?: string } = {}): Promise<ApprovalsServer> {
-  const s = await startApprovalsServer(() => ({
-    webhook: { url: opts.url ?? receiverUrl, secret: SECRET, timeoutMs: 2000, retries: opts.retries ?? 0, redact: opts.redact ?? false },
-  }));
+/** `sleep`: the channel's waits between attempts, instead of real ones. */
+async function gateway(opts: { retries?: number; redact?: boolean; url?: string; sleep?: WebhookChannelDeps['sleep'] } = {}): Promise<ApprovalsServer> {
+  const { sleep } = opts;
+  const s = await startApprovalsServer(
+    () => ({ webhook: { url: opts.url ?? receiverUrl, secret: SECRET, timeoutMs: 2000, retries: opts.retries ?? 0, redact: opts.redact ?? false } }),
+    (config) => (sleep ? { webhook: createWebhookChannel(config.webhook!, { publicUrl: config.publicUrl!, logger: createLogger({ level: 'error', sink: { write: () => undefined } }), sleep }) } : {}),
+  );
   servers.push(s);
   return s;
 }
@@ -125,7 +130,7 @@ describe('webhook approvals', () => {
     };
     const { outcome, created } = request(s);
     const { id } = await created;
-    await until(() => callbackUrl !== '');
+    await expect.poll(() => callbackUrl, { timeout: 5000 }).not.toBe('');
     expect(callbackUrl).toBe(`${s.url}/approvals/${id}`);
     expect((await s.service.get(id))?.outcome).toBeUndefined();
 
@@ -215,14 +220,14 @@ describe('webhook approvals', () => {
   });
 
   it('a webhook that keeps failing is retried with backoff, then the call fails closed', async () => {
-    const s = await gateway({ retries: 2 });
+    const waits: number[] = [];
+    const s = await gateway({ retries: 2, sleep: async (ms) => void waits.push(ms) });
     answer = (_r, res) => json(res, 503, { error: 'down' });
-    const started = Date.now();
     const { outcome } = request(s);
     expect(await outcome).toMatchObject({ decision: 'denied', by: 'gatehouse', reason: 'webhook delivery failed: the webhook answered HTTP 503' });
     expect(received).toHaveLength(3);
     // 0.5 s then 1 s between attempts; every attempt is signed afresh for the same approval.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(waits).toEqual([500, 1000]);
     expect(new Set(received.map((r) => r.body['id'])).size).toBe(1);
     for (const r of received) expect(verifySignature(SECRET, r.headers['gatehouse-signature'] as string, r.raw, Date.now() / 1000).ok).toBe(true);
     expect(s.events.at(-1)).toMatchObject({ event: 'approval_decided', detail: { decision: 'denied', by: 'gatehouse' } });
@@ -248,11 +253,3 @@ describe('webhook approvals', () => {
     expect(await request(s).outcome).toMatchObject({ decision: 'denied', reason: /decision is invalid/ });
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

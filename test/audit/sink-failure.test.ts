@@ -51,9 +51,8 @@ describe('fail closed', () => {
     expect(logs.filter((l) => l['level'] === 'error' && String(l['msg']).includes('ALARM'))).toHaveLength(1);
 
     // Retries keep failing while the disk is full.
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(() => sink.stats().writeErrors, { timeout: 2000 }).toBeGreaterThan(1);
     expect(sink.healthy()).toBe(false);
-    expect(sink.stats().writeErrors).toBeGreaterThan(1);
 
     // The operator frees the disk: the path is a regular file again.
     unlinkSync(path.join(dir, FILE));
@@ -92,9 +91,8 @@ describe('fail closed', () => {
     const fifo = path.join(dir, FILE);
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const { sink } = await openSink(dir, { onFailure: 'closed', writeTimeoutMs: 150, retryIntervalMs: 30 });
-    const started = Date.now();
+    // The open of a FIFO without a reader never returns: only the deadline can end this.
     await expect(sink.record(requestRecord(1))).rejects.toMatchObject({ reason: 'stalled' });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(sink.healthy()).toBe(false);
     // Unblock the stalled open (a reader appears), then give the path back as a regular file.
     const reader = await open(fifo, 'r');
@@ -186,10 +184,9 @@ describe('fail open', () => {
     dirs.push(dir);
     const { sink } = await openSink(dir, { onFailure: 'open', durability: 'batch', batchWindowMs: 100, maxQueue: 2 });
     const queued = [1, 2].map((i) => sink.record(requestRecord(i)));
-    const started = Date.now();
     await sink.record(requestRecord(3));
-    expect(Date.now() - started).toBeLessThan(50);
-    expect(sink.stats()).toMatchObject({ dropped: 1, state: 'overloaded' });
+    // Resolved while the batch it would have waited for is still unwritten.
+    expect(sink.stats()).toMatchObject({ dropped: 1, state: 'overloaded', written: 0, queueDepth: 2 });
     expect(sink.healthy()).toBe(true);
     await Promise.all(queued);
     await sink.close();

@@ -27,12 +27,10 @@ interface Outcome {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`, which then fails the test). */
 function gatehouse(args: string[], timeoutMs = 20_000): Promise<Outcome> {
-  const started = Date.now();
   const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -42,7 +40,7 @@ function gatehouse(args: string[], timeoutMs = 20_000): Promise<Outcome> {
   return new Promise((resolve) =>
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
+      resolve({ code, stdout, stderr });
     }),
   );
 }
@@ -75,14 +73,14 @@ describe.concurrent('gatehouse serve with an invalid policy', () => {
     expect(r.stderr).not.toContain('gatehouse listening');
   });
 
-  it('exits 2 just as promptly when rate limits are kept in Redis', async () => {
+  it('exits 2 as well when rate limits are kept in Redis: no client is left connecting', async () => {
     const dir = policyDir({ '10-rules.yaml': BAD_POLICY });
-    // Nothing listens on port 1: a Redis client opened before the policy failed would retry forever.
+    // Nothing listens on port 1: a Redis client opened before the policy failed would retry
+    // forever, and the process would be killed at the timeout instead of exiting.
     const config = configFile('bad-policy-redis.yaml', `policy: { dir: "${dir}" }\nrateLimits: { store: redis, redisUrl: "redis://127.0.0.1:1" }\nupstreams:\n  - { name: up, url: "${upstream.url}" }\n`);
     const r = await gatehouse(['serve', '--config', config, '--port', '0'], 15_000);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/10-rules\.yaml:5:\d+ \/rules\/1\/effect/);
-    expect(r.ms).toBeLessThan(10_000);
   });
 });
 

