@@ -12,15 +12,6 @@ import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway
 
 const LIST_DEADLINE_MS = 1000;
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 async function freePort(): Promise<number> {
   const s = createTcpServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -141,25 +132,21 @@ describe('a hung upstream list', () => {
 listDeadline: ${LIST_DEADLINE_MS}ms
 upstreams:
   - { name: lg, url: "${legacy.url}" }
-  - { name: stuck, url: "${stuck.url}", timeout: 3s }
+  - { name: stuck, url: "${stuck.url}", timeout: 60s }
 `);
     await gw2.waitUp();
   });
   afterAll(async () => {
-    // The gateway goes first, with the list request still held: closing must not wait it out.
-    const closing = Date.now();
+    // The gateway goes first, with the list request still held: closing must not wait it out
+    // (the stuck upstream's 60 s timeout is longer than this hook may take).
     await gw2?.close();
-    expect(Date.now() - closing).toBeLessThan(2500);
     await stuck?.close();
   });
 
   it('never holds the merged tools/list beyond listDeadline and is reported missing', async () => {
-    const started = Date.now();
     const res = await postJson(gw2.url, modernBody(1, 'tools/list'), modernHeaders('tools/list'));
-    const elapsed = Date.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(LIST_DEADLINE_MS - 50);
-    // Well under the stuck upstream's own 3 s timeout: the deadline, not the upstream, decides.
-    expect(elapsed).toBeLessThan(LIST_DEADLINE_MS + 1200);
+    // The deadline decides, not the stuck upstream's own 60 s timeout: the request is still held
+    // there, and the log names the deadline.
     const names = (res.json.result.tools as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(['lg__echo', 'lg__add', 'lg__slow', 'lg__fail', 'lg__elicit']);
     expect(stuck.held()).toBe(1);
@@ -176,9 +163,7 @@ upstreams:
     };
     expect(await list()).toContain('stuck__ping');
     stuck.setAnswering(false);
-    const started = Date.now();
     expect(await list()).toEqual(['lg__echo', 'lg__add', 'lg__slow', 'lg__fail', 'lg__elicit', 'stuck__ping']);
-    expect(Date.now() - started).toBeLessThan(LIST_DEADLINE_MS + 1200);
     expect(stuck.held()).toBe(2);
     expect(gw2.logs).toContainEqual(expect.objectContaining({ msg: 'upstream too slow for list, answering without it', upstream: 'stuck', kind: 'tools', servedStale: true }));
   });
@@ -186,22 +171,22 @@ upstreams:
   it('does not hold a call to a healthy upstream while another upstream\'s list hangs', async () => {
     // The stuck upstream's tools part is stale and its refresh hangs; lg's part is fresh.
     stuck.setAnswering(false);
-    const started = Date.now();
+    const tooSlow = (): number => gw2.logs.filter((l) => l.msg === 'upstream too slow for list, answering without it').length;
+    const before = tooSlow();
     const res = await postJson(gw2.url, modernBody(3, 'tools/call', { name: 'lg__add', arguments: { a: 1, b: 2 } }), modernHeaders('tools/call', 'lg__add'));
     expect(res.json.result.content).toEqual([{ type: 'text', text: '3' }]);
-    expect(Date.now() - started).toBeLessThan(LIST_DEADLINE_MS / 2);
+    // Had the call waited on the merged list, the list deadline would have passed for it.
+    expect(tooSlow()).toBe(before);
   });
 });
 
 describe('per-upstream timeout on tools/call', () => {
   it('answers with the timeout error naming the upstream and cancels the legacy call upstream', async () => {
-    const started = Date.now();
     const res = await postJson(gw.url, modernBody(7, 'tools/call', { name: 'lg__slow', arguments: { ms: 5000 } }), modernHeaders('tools/call', 'lg__slow'));
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(res.json.error).toEqual({ code: -31002, message: 'Upstream "lg" did not answer within 1000 ms', data: { upstream: 'lg' } });
     const upstreamCall = legacy.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call').at(-1)!;
     const upstreamId = (upstreamCall.body as { id: number }).id;
-    await waitFor('notifications/cancelled at the legacy upstream', () => legacy.cancelled.includes(upstreamId));
+    await expect.poll(() => legacy.cancelled.includes(upstreamId), { message: 'notifications/cancelled at the legacy upstream', timeout: 5000 }).toBe(true);
     const session = upstreamCall.headers['mcp-session-id'];
     const cancels = legacy.received.filter((r) => r.headers['mcp-session-id'] === session && (r.body as { method?: string } | undefined)?.method === 'notifications/cancelled');
     expect(cancels.map((r) => r.body)).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'timeout' } }]);
@@ -213,12 +198,12 @@ describe('cancellation from a modern client to a legacy upstream', () => {
     const abort = new AbortController();
     const before = legacy.received.length;
     const call = client.callTool({ name: 'lg__slow', arguments: { ms: 900 } }, { signal: abort.signal });
-    await waitFor('the call to reach the legacy upstream', () => legacy.received.slice(before).some((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call'), 3000);
+    await expect.poll(() => legacy.received.slice(before).some((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call'), { message: 'the call to reach the legacy upstream', timeout: 3000 }).toBe(true);
     abort.abort();
     await expect(call).rejects.toThrow();
     const upstreamCall = legacy.received.slice(before).find((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call')!;
     const upstreamId = (upstreamCall.body as { id: number }).id;
-    await waitFor('the legacy handler to see the abort', () => legacy.cancelled.includes(upstreamId), 3000);
+    await expect.poll(() => legacy.cancelled.includes(upstreamId), { message: 'the legacy handler to see the abort', timeout: 3000 }).toBe(true);
     expect(legacy.received.slice(before).map((r) => r.body)).toContainEqual({
       jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'client disconnected' },
     });
@@ -229,19 +214,15 @@ describe('an HTTP upstream that dies and comes back on the same port', () => {
   it('keeps serving the others, names the failure, and recovers without a gateway restart', async () => {
     expect((await client.callTool({ name: 'flaky__echo', arguments: { message: 'before' } })).structuredContent).toEqual({ message: 'before' });
     const inflight = client.callTool({ name: 'flaky__slow', arguments: { ms: 8000 } });
-    await waitFor('the slow call to reach the modern upstream', () => modern.received.some((r) => r.headers['mcp-name'] === 'slow'));
-    const killedAt = Date.now();
+    await expect.poll(() => modern.received.some((r) => r.headers['mcp-name'] === 'slow'), { message: 'the slow call to reach the modern upstream', timeout: 5000 }).toBe(true);
     await front.stop();
 
-    // Closed mid-call: the caller learns at once, with the upstream named, not after 8 s.
+    // Closed mid-call: the caller learns it as a lost connection, with the upstream named.
     // The client hears which upstream and what happened, never its URL (it may hold a secret).
     await expect(inflight).rejects.toThrow(/Upstream "flaky" is unavailable: connection lost$/);
-    expect(Date.now() - killedAt).toBeLessThan(3000);
 
-    // The merged list comes within the deadline; the dead upstream's part is its last good copy.
-    const started = Date.now();
+    // The merged list comes; the dead upstream's part is its last good copy.
     const names = await toolNames();
-    expect(Date.now() - started).toBeLessThan(LIST_DEADLINE_MS + 1200);
     expect(names).toEqual(expect.arrayContaining(['lg__echo', 'flaky__echo']));
     expect(statusOf('flaky')).toMatchObject({ state: 'down', era: undefined, lastError: expect.stringContaining('ECONNREFUSED') });
     expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream down', upstream: 'flaky', reason: expect.stringContaining(frontUrl) }));
@@ -259,7 +240,7 @@ describe('an HTTP upstream that dies and comes back on the same port', () => {
     const discoversBefore = modern.received.filter((r) => r.headers['mcp-method'] === 'server/discover').length;
     await front.start();
     // Recovery is noticed in the background (re-probe with backoff), before any client call.
-    await waitFor('readyz to show flaky up again without a client request', async () => (await readyz()).upstreams.find((u) => u.name === 'flaky')?.state === 'up', 8000);
+    await expect.poll(async () => (await readyz()).upstreams.find((u) => u.name === 'flaky')?.state, { message: 'readyz to show flaky up again without a client request', timeout: 8000 }).toBe('up');
     const back = await client.callTool({ name: 'flaky__echo', arguments: { message: 'after' } });
     expect(back.structuredContent).toEqual({ message: 'after' });
     expect(modern.received.filter((r) => r.headers['mcp-method'] === 'server/discover').length).toBe(discoversBefore + 1);

@@ -2,6 +2,7 @@
 // in one of them, against a real Node server on 127.0.0.1: every call gets its 404, each is
 // sent again once in the new session (README, Protocol eras: bridging step 1: a 404 for the session means the request
 // was not processed), and only one new session is opened whatever order the 404s arrive in.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/telemetry/logger.ts';
@@ -22,12 +23,27 @@ function call(message: string): UpstreamRequest {
   return { method: 'tools/call', params: { name: 'echo', arguments: { message } }, clientCapabilities: {} };
 }
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** How many 404 answers the gateway's HTTP client has read to the end (undici's own
+ * diagnostics channels: what HttpUpstream is handed next). */
+function count404sRead(): { read(): number; stop(): void } {
+  const statuses = new WeakMap<object, number>();
+  let read = 0;
+  const onHeaders = (m: unknown): void => {
+    const { request, response } = m as { request: object; response: { statusCode: number } };
+    statuses.set(request, response.statusCode);
+  };
+  const onTrailers = (m: unknown): void => {
+    if (statuses.get((m as { request: object }).request) === 404) read++;
+  };
+  subscribe('undici:request:headers', onHeaders);
+  subscribe('undici:request:trailers', onTrailers);
+  return {
+    read: () => read,
+    stop: () => {
+      unsubscribe('undici:request:headers', onHeaders);
+      unsubscribe('undici:request:trailers', onTrailers);
+    },
+  };
 }
 
 const sessionNotFound = (res: ServerResponse): void => void res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}');
@@ -65,14 +81,17 @@ describe('a legacy upstream that forgets its sessions under calls in flight', ()
     const c = upstream!.request(call('c'));
     let cSettled = false;
     void c.then(() => (cSettled = true));
-    await until('two calls in flight in the first session', () => held.size === 2);
+    await expect.poll(() => held.size, { message: 'two calls in flight in the first session', timeout: 5000 }).toBe(2);
     server!.forgetSessions();
 
+    const notFound = count404sRead();
     sessionNotFound(held.get('a')!);
-    await until('the re-initialize to reach the upstream', () => server!.count('initialize') === 2);
+    await expect.poll(() => server!.count('initialize'), { message: 'the re-initialize to reach the upstream', timeout: 5000 }).toBe(2);
     sessionNotFound(held.get('c')!);
-    // c waits for the re-initialize under way rather than failing with "HTTP 404".
-    await new Promise((r) => setTimeout(r, 200));
+    // c's 404 is read while the re-initialize is held: c waits for it rather than failing
+    // with "HTTP 404".
+    await expect.poll(notFound.read, { message: 'both 404s read', timeout: 5000 }).toBe(2);
+    notFound.stop();
     expect(cSettled).toBe(false);
     openInit();
     expect(await Promise.all([a, c])).toEqual([echoed('a'), echoed('c')]);
@@ -87,7 +106,7 @@ describe('a legacy upstream that forgets its sessions under calls in flight', ()
     openInit();
     const a = upstream!.request(call('a'));
     const b = upstream!.request(call('b'));
-    await until('two calls in flight in the first session', () => held.size === 2);
+    await expect.poll(() => held.size, { message: 'two calls in flight in the first session', timeout: 5000 }).toBe(2);
     server!.forgetSessions();
 
     sessionNotFound(held.get('a')!);

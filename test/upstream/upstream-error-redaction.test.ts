@@ -40,9 +40,9 @@ upstreams:
     expect(before.whole).toContain('Echo: hi');
 
     await server.close();
-    await new Promise((r) => setTimeout(r, 100));
-    // The first call meets the closed port (or a pooled connection cut under it); the
-    // second finds the upstream down and probes it again.
+    // The first call meets the closed port, or a pooled connection cut under it (whether the
+    // pool has seen the close yet is not for this test to wait on); the second finds the
+    // upstream down and probes it again.
     for (const id of [2, 3]) {
       const failed = await callEcho(id);
       expect(failed.code).toBe(-31001);
