@@ -4,7 +4,7 @@
 // (acknowledgement first, only what they asked for, tagged with their listen id), legacy
 // ones on their session GET stream.
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';
@@ -20,14 +20,6 @@ let modernClient: ModernClient;
 let legacyClient: LegacyClient;
 const streams: SseMessages[] = [];
 let nextId = 1;
-
-async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function count(received: readonly ReceivedRequest[], method: string): number {
   return received.filter((r) => (r.body as { method?: string } | undefined)?.method === method).length;
@@ -69,9 +61,7 @@ upstreams:
   // The gateway's own upstream notification streams must be open before anything changes:
   // the legacy fixture drops list_changed while no GET stream is open (SDK-NOTES.md), and
   // the modern one only notifies registered listen streams.
-  await until('the gateway GET stream on the legacy upstream', () => legacy.openGetStreams() > 0);
-  await until('the gateway listen stream on the modern upstream', () => count(modern.received, 'subscriptions/listen') > 0);
-  await new Promise((r) => setTimeout(r, 150));
+  await vi.waitUntil(() => legacy.openGetStreams() > 0 && modern.openListenStreams() > 0, { timeout: 5000, interval: 10 });
   [modernClient, legacyClient] = await Promise.all([connectModernClient(gw.url), connectLegacyClient(gw.url)]);
 });
 
@@ -97,12 +87,12 @@ describe('tools list_changed', () => {
     promptsStream = await rawListen('raw-prompts', { promptsListChanged: true });
     // SDK modern listen + legacy GET stream + two raw listens: this gateway has no others. (The
     // legacy client opens its GET stream on its own schedule, so count all, not a difference.)
-    await until('every downstream listener to be registered', () => gw.notifier.size() >= 4, 10_000);
+    await vi.waitUntil(() => gw.notifier.size() >= 4, { timeout: 10_000, interval: 10 });
   });
 
   it('acknowledges a listen first, with the honoured subset, tagged with the listen id', async () => {
     expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
-    await until('both raw acknowledgements', () => toolsStream.length > 0 && promptsStream.length > 0);
+    await expect.poll(() => toolsStream.length > 0 && promptsStream.length > 0, { message: 'both raw acknowledgements', timeout: 5000 }).toBe(true);
     expect(toolsStream[0]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
@@ -126,9 +116,9 @@ describe('tools list_changed', () => {
     const before = { m: count(modern.received, 'tools/list'), l: count(legacy.received, 'tools/list') };
     const seen = { modern: modernSeen.length, legacy: legacySeen.length, raw: toolsStream.length };
     modern.setExtraTool(true);
-    await until('the modern SDK client notification', () => modernSeen.length > seen.modern);
-    await until('the legacy SDK client notification', () => legacySeen.length > seen.legacy);
-    await until('the raw listen notification', () => toolsStream.length > seen.raw);
+    await expect.poll(() => modernSeen.length, { message: 'the modern SDK client notification', timeout: 5000 }).toBeGreaterThan(seen.modern);
+    await expect.poll(() => legacySeen.length, { message: 'the legacy SDK client notification', timeout: 5000 }).toBeGreaterThan(seen.legacy);
+    await expect.poll(() => toolsStream.length, { message: 'the raw listen notification', timeout: 5000 }).toBeGreaterThan(seen.raw);
 
     expect(modernSeen.at(-1).params._meta[SUBSCRIPTION_ID]).toMatch(/^listen:\d+$/);
     expect(legacySeen.at(-1).method).toBe('notifications/tools/list_changed');
@@ -146,8 +136,8 @@ describe('tools list_changed', () => {
     const before = { m: count(modern.received, 'tools/list'), l: count(legacy.received, 'tools/list') };
     const seen = { modern: modernSeen.length, legacy: legacySeen.length };
     legacy.setExtraTool(true);
-    await until('the modern SDK client notification', () => modernSeen.length > seen.modern);
-    await until('the legacy SDK client notification', () => legacySeen.length > seen.legacy);
+    await expect.poll(() => modernSeen.length, { message: 'the modern SDK client notification', timeout: 5000 }).toBeGreaterThan(seen.modern);
+    await expect.poll(() => legacySeen.length, { message: 'the legacy SDK client notification', timeout: 5000 }).toBeGreaterThan(seen.legacy);
 
     const names = await toolNames();
     expect(names.at(-1)).toBe('legacy__extra');
@@ -159,8 +149,10 @@ describe('tools list_changed', () => {
   });
 
   it('sends nothing to a listener that asked only for prompts', async () => {
-    await new Promise((r) => setTimeout(r, 100));
-    expect(promptsStream.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged']);
+    // A prompts change now goes to it behind anything the tools changes above sent it.
+    gw.notifier.publish('prompts');
+    await expect.poll(() => promptsStream.length, { timeout: 5000 }).toBeGreaterThan(1);
+    expect(promptsStream.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/prompts/list_changed']);
   });
 
   it('lets the 2.x client re-list after the notification and see the change', async () => {

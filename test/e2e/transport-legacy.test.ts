@@ -61,14 +61,6 @@ async function openSession(url = gw.url): Promise<string> {
 const request = (url: string, sid: string, id: number | string, method: string, params?: Record<string, unknown>, extra?: Record<string, string>) =>
   postJson(url, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, sessionHeaders(sid, extra));
 
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 const slowCall = (received: ReceivedRequest[], ms: number) =>
   received.find((r) => (r.body as any)?.method === 'tools/call' && (r.body as any).params?.arguments?.ms === ms);
 
@@ -181,12 +173,12 @@ describe('cancellation (MCP 2026-07-28, basic/patterns/cancellation: explicit in
   ])('notifications/cancelled aborts the in-flight call on %s', async (_label, tool, up, ms) => {
     const sid = await openSession();
     const pending = request(gw.url, sid, 41, 'tools/call', { name: tool, arguments: { ms } });
-    await waitFor(() => slowCall(up().received, ms) !== undefined);
+    await expect.poll(() => slowCall(up().received, ms), { timeout: 3000 }).toBeDefined();
     const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'user stop' } };
     const ack = await postJson(gw.url, note, sessionHeaders(sid));
     expect(ack.status).toBe(202);
     const upstreamId = (slowCall(up().received, ms)!.body as { id: string | number }).id;
-    await waitFor(() => up().cancelled.includes(upstreamId));
+    await expect.poll(() => up().cancelled.includes(upstreamId), { timeout: 3000 }).toBe(true);
     // The POST ends, and without a response: a cancelled request is not answered (2025-11-25
     // cancellation), least of all with the abort as an "upstream unavailable" error.
     const res = await pending;
@@ -198,7 +190,7 @@ describe('cancellation (MCP 2026-07-28, basic/patterns/cancellation: explicit in
   it('does not cancel the matching request of another session', async () => {
     const [a, b] = await Promise.all([openSession(), openSession()]);
     const pending = request(gw.url, a, 42, 'tools/call', { name: 'old__slow', arguments: { ms: 250 } });
-    await waitFor(() => slowCall(legacy.received, 250) !== undefined);
+    await expect.poll(() => slowCall(legacy.received, 250), { timeout: 3000 }).toBeDefined();
     const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 42 } };
     expect((await postJson(gw.url, note, sessionHeaders(b))).status).toBe(202);
     const res = await pending;
@@ -213,12 +205,12 @@ describe('cancellation (MCP 2026-07-28, basic/patterns/cancellation: explicit in
     const abort = new AbortController();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 43, method: 'tools/call', params: { name: tool, arguments: { ms } } });
     const pending = fetch(gw.url, { method: 'POST', headers: sessionHeaders(sid), body, signal: abort.signal });
-    await waitFor(() => slowCall(up().received, ms) !== undefined);
+    await expect.poll(() => slowCall(up().received, ms), { timeout: 3000 }).toBeDefined();
     abort.abort();
     await expect(pending).rejects.toThrow();
     const upstreamId = (slowCall(up().received, ms)!.body as { id: string | number }).id;
-    // Let the call run to its end: it finishes instead of being cancelled.
-    await new Promise((r) => setTimeout(r, ms + 150));
+    // The call runs to its end instead of being cancelled.
+    await expect.poll(() => up().finished.includes(upstreamId), { timeout: 3000 }).toBe(true);
     expect(up().cancelled).not.toContain(upstreamId);
     if (up() === legacy) expect(legacy.received.some((r) => (r.body as any)?.method === 'notifications/cancelled' && (r.body as any).params?.requestId === upstreamId)).toBe(false);
   });

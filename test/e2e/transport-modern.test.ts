@@ -26,10 +26,6 @@ const SUB_ID = 'io.modelcontextprotocol/subscriptionId';
 
 const sentinel = (value: string) => `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 
-async function waitFor(check: () => boolean, until = Date.now() + 3000): Promise<void> {
-  for (; !check(); await new Promise((r) => setTimeout(r, 10))) if (Date.now() > until) throw new Error('condition not met in time');
-}
-
 /** JSON-RPC messages of an SSE body, one per event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)). */
 async function* sseMessages(res: Response): AsyncGenerator<any> {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -265,7 +261,7 @@ describe('subscriptions/listen (MCP 2026-07-28, basic/patterns/subscriptions)', 
       close();
     }
     // Closing the stream ends the subscription: no listener is left behind.
-    await waitFor(() => gw.notifier.size() === listeners);
+    await expect.poll(() => gw.notifier.size(), { timeout: 3000 }).toBe(listeners);
   });
 
   it('delivers an upstream tools change on the stream, tagged with the subscription id', async () => {
@@ -303,7 +299,7 @@ describe('progress and cancellation (MCP 2026-07-28, basic/transports/streamable
     const first = (await sseMessages(res).next()).value;
     expect(first).toMatchObject({ method: 'notifications/progress', params: { progressToken: 7, progress: 1 } });
     abort.abort();
-    await waitFor(() => upstream.cancelled.includes(upstreamSlowId(5002)!));
+    await expect.poll(() => upstream.cancelled.includes(upstreamSlowId(5002)!), { timeout: 3000 }).toBe(true);
   });
 
   it('answers plain JSON when the call has no progressToken', async () => {
@@ -315,9 +311,9 @@ describe('progress and cancellation (MCP 2026-07-28, basic/transports/streamable
   it('cancels the upstream call when the client aborts its request', async () => {
     const abort = new AbortController();
     const pending = postSlow(call('c-1', 'up__slow', { ms: 5001 }), abort.signal);
-    await waitFor(() => upstreamSlowId(5001) !== undefined);
+    await expect.poll(() => upstreamSlowId(5001), { timeout: 3000 }).toBeDefined();
     abort.abort();
     await expect(pending).rejects.toThrow();
-    await waitFor(() => upstream.cancelled.includes(upstreamSlowId(5001)!));
+    await expect.poll(() => upstream.cancelled.includes(upstreamSlowId(5001)!), { timeout: 3000 }).toBe(true);
   });
 });

@@ -16,14 +16,6 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function legacyPair() {
   const upstream = await startLegacyUpstream();
   const client = await connectLegacyClient(upstream.url, { capabilities: { elicitation: {} } });
@@ -45,9 +37,9 @@ describe('legacy upstream behaviour', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => {
       seen.push(n.method);
     });
-    await waitFor(() => upstream.openGetStreams() === 1);
+    await expect.poll(() => upstream.openGetStreams(), { timeout: 3000 }).toBe(1);
     upstream.setExtraTool(true);
-    await waitFor(() => seen.length > 0);
+    await expect.poll(() => seen.length, { timeout: 3000 }).toBeGreaterThan(0);
     expect(seen).toEqual(['notifications/tools/list_changed']);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('extra');
@@ -67,10 +59,10 @@ describe('legacy upstream behaviour', () => {
     const { upstream, client } = await legacyPair();
     const abort = new AbortController();
     const call = client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: abort.signal });
-    await waitFor(() => upstream.received.some((r) => (r.body as { params?: { name?: string } })?.params?.name === 'slow'));
+    await expect.poll(() => upstream.received.some((r) => (r.body as { params?: { name?: string } })?.params?.name === 'slow'), { timeout: 3000 }).toBe(true);
     abort.abort('user stop');
     await expect(call).rejects.toThrow();
-    await waitFor(() => upstream.cancelled.length === 1);
+    await expect.poll(() => upstream.cancelled.length, { timeout: 3000 }).toBe(1);
     const cancel = upstream.received.find((r) => (r.body as { method?: string })?.method === 'notifications/cancelled');
     expect((cancel?.body as { params: { requestId: unknown } }).params.requestId).toBe(upstream.cancelled[0]);
   });
@@ -121,7 +113,7 @@ describe('modern upstream behaviour', () => {
       seen.push(n.params?._meta);
     });
     upstream.setExtraTool(true);
-    await waitFor(() => seen.length > 0);
+    await expect.poll(() => seen.length, { timeout: 3000 }).toBeGreaterThan(0);
     expect(seen).toEqual([{ 'io.modelcontextprotocol/subscriptionId': 'listen:0' }]);
     const { tools } = await client.listTools({}, { cacheMode: 'refresh' });
     expect(tools.map((t) => t.name)).toContain('extra');
@@ -140,10 +132,10 @@ describe('modern upstream behaviour', () => {
     const { upstream, client } = await modernPair();
     const abort = new AbortController();
     const call = client.callTool({ name: 'slow', arguments: { ms: 5000 } }, { signal: abort.signal });
-    await waitFor(() => upstream.received.some((r) => r.headers['mcp-name'] === 'slow'));
+    await expect.poll(() => upstream.received.some((r) => r.headers['mcp-name'] === 'slow'), { timeout: 3000 }).toBe(true);
     abort.abort();
     await expect(call).rejects.toThrow();
-    await waitFor(() => upstream.cancelled.length === 1);
+    await expect.poll(() => upstream.cancelled.length, { timeout: 3000 }).toBe(1);
     expect(upstream.received.some((r) => (r.body as { method?: string })?.method === 'notifications/cancelled')).toBe(false);
   });
 

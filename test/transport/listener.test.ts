@@ -2,9 +2,9 @@
 // 127.0.0.1: /mcp goes to the endpoint on Node's request/response, query strings included;
 // every other path goes to the Hono app; an endpoint that fails answers a JSON-RPC 500
 // without details and logs what happened.
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { buildListener } from '../../src/http/listener.ts';
@@ -12,10 +12,13 @@ import type { HttpReply, HttpRequest } from '../../src/http/http-io.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/listener-test.yaml', {}, { host: '127.0.0.1', port: 0 });
 let server: Server | undefined;
+/** Node's own view of the latest request, to see when its body has all arrived. */
+let incoming: IncomingMessage | undefined;
 
 async function serve(mcp: (req: HttpRequest) => Promise<HttpReply>) {
   const { logger, lines } = createMemoryLogger();
   server = createServer(buildListener({ config, upstreams: [], mcp, logger }));
+  server.prependListener('request', (req: IncomingMessage) => void (incoming = req));
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines };
 }
@@ -69,18 +72,23 @@ describe('the /mcp listener', () => {
 });
 
 describe('reading the body', () => {
-  /** An endpoint that waits `delayMs`, then reads the body under `limit` and says how it went. */
-  const reader = (delayMs: number, limit: number) => async (req: HttpRequest): Promise<HttpReply> => {
-    await new Promise((r) => setTimeout(r, delayMs));
+  let reading: () => void = () => undefined;
+  /** An endpoint that reads the body under `limit` (once all of it has arrived, if
+   * `whole`) and says how it went; `reading` is called once the read is under way. */
+  const reader = (whole: boolean, limit: number) => async (req: HttpRequest): Promise<HttpReply> => {
+    if (whole) await vi.waitUntil(() => incoming?.complete, { timeout: 2000, interval: 5 });
     const pending = req.readBody(limit);
     const sync = !(pending instanceof Promise);
+    reading();
     const body = await pending;
     return { status: 200, body: JSON.stringify({ sync, ok: body.ok, value: body.ok ? body.value : body.error.kind }) };
   };
 
-  /** POSTs `parts` without Content-Length (chunked), `gapMs` apart. */
-  const postChunked = (url: string, parts: string[], gapMs: number) =>
+  /** POSTs `parts` without Content-Length (chunked); with `afterRead`, each part after the
+   * first only once the endpoint reads, so that the body is still arriving then. */
+  const postChunked = (url: string, parts: string[], afterRead = false) =>
     new Promise<any>((resolve, reject) => {
+      const read = new Promise<void>((r) => (reading = r));
       const req = httpRequest(url, { method: 'POST' }, (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -88,34 +96,37 @@ describe('reading the body', () => {
       });
       req.on('error', reject);
       void (async () => {
-        for (const p of parts) {
+        for (const [i, p] of parts.entries()) {
+          if (i === 1 && afterRead) await read;
           req.write(p);
-          await new Promise((r) => setTimeout(r, gapMs));
         }
         req.end();
       })();
     });
 
   it('takes a body that has fully arrived in one synchronous read', async () => {
-    const { base } = await serve(reader(50, 1000));
+    const { base } = await serve(reader(true, 1000));
     const res = await fetch(`${base}/mcp`, { method: 'POST', body: '{"jsonrpc":"2.0"}' });
     expect(await res.json()).toEqual({ sync: true, ok: true, value: '{"jsonrpc":"2.0"}' });
   });
 
   it('refuses a fully arrived chunked body over the limit', async () => {
-    const { base } = await serve(reader(100, 10));
-    expect(await postChunked(`${base}/mcp`, ['0123456789', 'abcdef'], 0)).toEqual({ sync: true, ok: false, value: 'body_too_large' });
+    const { base } = await serve(reader(true, 10));
+    expect(await postChunked(`${base}/mcp`, ['0123456789', 'abcdef'])).toEqual({ sync: true, ok: false, value: 'body_too_large' });
   });
 
   it('streams a body still arriving, and cuts it off once it passes the limit', async () => {
-    const { base } = await serve(reader(0, 25));
-    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: true, value: '01234567890123456789' });
-    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789', '0123456789'], 30)).toEqual({ sync: false, ok: false, value: 'body_too_large' });
+    const { base } = await serve(reader(false, 25));
+    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789'], true)).toEqual({ sync: false, ok: true, value: '01234567890123456789' });
+    expect(await postChunked(`${base}/mcp`, ['0123456789', '0123456789', '0123456789'], true)).toEqual({ sync: false, ok: false, value: 'body_too_large' });
   });
 
   it('settles with an error when the client goes away in the middle of the body', async () => {
     const results: unknown[] = [];
+    let arrived!: () => void;
+    const started = new Promise<void>((r) => (arrived = r));
     const { base } = await serve(async (req) => {
+      arrived();
       const body = await req.readBody(1000);
       results.push(body.ok ? body.value : body.error.kind);
       return { status: 400 };
@@ -123,10 +134,9 @@ describe('reading the body', () => {
     const req = httpRequest(`${base}/mcp`, { method: 'POST' });
     req.on('error', () => undefined);
     req.write('{"jsonrpc":');
-    await new Promise((r) => setTimeout(r, 50));
+    // The request is at the endpoint, its body begun and not finished.
+    await started;
     req.destroy();
-    const until = Date.now() + 2000;
-    while (results.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    expect(results).toEqual(['invalid_request']);
+    await expect.poll(() => results, { timeout: 2000 }).toEqual(['invalid_request']);
   });
 });

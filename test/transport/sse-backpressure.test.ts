@@ -84,15 +84,12 @@ describe('an SSE stream whose client does not read', () => {
         stream.send(MESSAGE);
         bytes += JSON.stringify(MESSAGE).length + 23;
       }
-      // A reading client drains a burst when given a turn to do it.
-      await new Promise((r) => setTimeout(r, 5));
+      // A reading client drains each burst before the next is sent.
+      await expect.poll(() => received, { timeout: 5000, interval: 5 }).toBeGreaterThanOrEqual(bytes);
       expect(stream.closed).toBe(false);
     }
     stream.close();
-    await new Promise<void>((r) => {
-      const check = (): void => (received >= bytes ? r() : void setTimeout(check, 10));
-      check();
-    });
+    await expect.poll(() => received, { timeout: 5000, interval: 5 }).toBeGreaterThanOrEqual(bytes);
     expect(stream.closed).toBe(true);
     expect(cancelled()).toBe(false);
     expect(received).toBeGreaterThanOrEqual(bytes);
