@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signBody, verifySignature } from '../../src/approvals/webhook-signature.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { freePort, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
@@ -90,21 +90,11 @@ afterAll(async () => {
 const call = (id: number, tool: string, args: Record<string, unknown>) =>
   postJson(gw.url, modernBody(id, 'tools/call', { name: tool, arguments: args }), modernHeaders('tools/call', tool, { 'x-api-key': CALLER }));
 
-async function until<T>(what: string, get: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('webhook approver', () => {
   it('posts a signed request, holds the call, and runs it when the signed callback approves', async () => {
     const before = calls();
     const pending = call(1, 'up__add', { a: 20, b: 22 });
-    const req = await until('the webhook request', () => hookRequests.find((h) => h.parsed.call.name === 'up__add'));
+    const req = await vi.waitUntil(() => hookRequests.find((h) => h.parsed.call.name === 'up__add'), { timeout: 10_000, interval: 25 });
     expect(verifySignature(SECRET, req.signature, req.body, Date.now() / 1000).ok).toBe(true);
     expect(req.parsed.call.arguments).toEqual({ a: 20, b: 22 });
     expect(req.parsed.callbackUrl).toBe(`${new URL(gw.url).origin}/approvals/${req.parsed.id}`);
@@ -119,7 +109,7 @@ describe('webhook approver', () => {
   it('refuses an unsigned callback and fails closed when nobody answers in time', async () => {
     const before = calls();
     const pending = call(2, 'up__slow', { ms: 1 });
-    const req = await until('the webhook request', () => hookRequests.find((h) => h.parsed.call.name === 'up__slow'));
+    const req = await vi.waitUntil(() => hookRequests.find((h) => h.parsed.call.name === 'up__slow'), { timeout: 10_000, interval: 25 });
     const forged = await fetch(req.parsed.callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: req.parsed.id, decision: 'approve' }) });
     expect(forged.status).toBe(401);
     const r = await pending;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CONSOLE_CSRF_HEADER, CONSOLE_CSRF_VALUE } from '../../src/approvals/console-routes.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { freePort, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
@@ -50,13 +50,10 @@ afterAll(async () => {
 });
 
 async function approveOnConsole(name: string): Promise<void> {
-  let id: string | undefined;
-  const end = Date.now() + 10_000;
-  while (!id && Date.now() < end) {
+  const id = await vi.waitUntil(async () => {
     const list = await (await fetch(`${origin}/approvals/api/pending`, { headers: { authorization: `Bearer ${APPROVER}` } })).json();
-    id = (list.approvals as { id: string; name: string }[]).find((a) => a.name === name)?.id;
-    if (!id) await new Promise((r) => setTimeout(r, 50));
-  }
+    return (list.approvals as { id: string; name: string }[]).find((a) => a.name === name)?.id;
+  }, { timeout: 10_000, interval: 50 });
   const r = await fetch(`${origin}/approvals/${id}/decision`, {
     method: 'POST',
     headers: { authorization: `Bearer ${APPROVER}`, 'content-type': 'application/json', [CONSOLE_CSRF_HEADER]: CONSOLE_CSRF_VALUE, origin },

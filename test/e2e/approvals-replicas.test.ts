@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CONSOLE_CSRF_HEADER, CONSOLE_CSRF_VALUE } from '../../src/approvals/console-routes.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { freePort, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
@@ -71,13 +71,10 @@ describe('approvals across replicas', () => {
   it('a call waiting on A runs when an approver decides on B', async () => {
     const pending = postJson(a.url, modernBody(1, 'tools/call', { name: 'up__echo', arguments: { message: 'from A' } }), modernHeaders('tools/call', 'up__echo', { 'x-api-key': CALLER }));
     const originB = new URL(b.url).origin;
-    let id: string | undefined;
-    const end = Date.now() + 10_000;
-    while (!id && Date.now() < end) {
+    const id = await vi.waitUntil(async () => {
       const list = await (await fetch(`${originB}/approvals/api/pending`, { headers: { authorization: `Bearer ${APPROVER}` } })).json();
-      id = (list.approvals as { id: string; name: string }[] | undefined)?.find((p) => p.name === 'up__echo')?.id;
-      if (!id) await new Promise((r) => setTimeout(r, 50));
-    }
+      return (list.approvals as { id: string; name: string }[] | undefined)?.find((p) => p.name === 'up__echo')?.id;
+    }, { timeout: 10_000, interval: 50 });
     expect(id).toBeDefined();
     const decided = await fetch(`${originB}/approvals/${id}/decision`, {
       method: 'POST',

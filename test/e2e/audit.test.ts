@@ -162,11 +162,8 @@ upstreams:
   it('fail closed: calls are refused with 503 while nothing can be recorded', async () => {
     const g = await gatewayOnFullDisk('closed');
     await g.waitUp();
-    const deadline = Date.now() + 5000;
-    let res;
-    do {
-      res = await postJson(g.url, modernBody(1, 'tools/call', { name: 'up__echo', arguments: { message: 'x' } }), modernHeaders('tools/call', 'up__echo'));
-    } while (res.status !== 503 && Date.now() < deadline);
+    let res!: Awaited<ReturnType<typeof postJson>>;
+    await expect.poll(async () => (res = await postJson(g.url, modernBody(1, 'tools/call', { name: 'up__echo', arguments: { message: 'x' } }), modernHeaders('tools/call', 'up__echo'))).status, { timeout: 5000 }).toBe(503);
     expect(res.status).toBe(503);
     expect(res.json.error.message).toContain('audit trail cannot record');
     await g.close();

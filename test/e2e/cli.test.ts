@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EVERYTHING_SERVER, REPO_ROOT } from '../harness/gateway.ts';
 
 const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
@@ -55,16 +55,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitFor<T>(what: string, get: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const v = await Promise.resolve(get()).catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 afterAll(() => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
@@ -100,15 +90,15 @@ describe('gatehouse serve with a valid config', () => {
     const port = await freePort();
     const r = run(['serve', '--config', file, '--port', String(port)]);
     const base = `http://127.0.0.1:${port}`;
-    const health = await waitFor('/healthz', async () => {
-      const res = await fetch(`${base}/healthz`);
-      return res.ok ? ((await res.json()) as unknown) : undefined;
-    });
-    expect(health).toEqual({ status: 'ok' });
-    const ready = await waitFor('ev up in /readyz', async () => {
+    // It says when it listens (on stderr, as JSON).
+    await vi.waitUntil(() => r.stderr().includes('"msg":"gatehouse listening"'), { timeout: 15_000, interval: 50 });
+    const health = await fetch(`${base}/healthz`);
+    expect(health.ok).toBe(true);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await vi.waitUntil(async () => {
       const body = (await (await fetch(`${base}/readyz`)).json()) as { status: string; upstreams: { name: string; state: string; era?: string }[] };
       return body.upstreams[0]?.state === 'up' ? body : undefined;
-    });
+    }, { timeout: 15_000, interval: 50 });
     expect(ready).toMatchObject({ status: 'ready', config: file, upstreams: [{ name: 'ev', transport: 'stdio', state: 'up', era: 'legacy' }] });
 
     const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(r.child.pid)], { encoding: 'utf8' })
@@ -119,7 +109,7 @@ describe('gatehouse serve with a valid config', () => {
 
     r.child.kill('SIGTERM');
     expect(await r.exited).toEqual({ code: 0, signal: null });
-    await waitFor('the stdio child to be gone', () => (alive(childPid) ? undefined : true), 3000);
+    await expect.poll(() => alive(childPid), { message: 'the stdio child to be gone', timeout: 3000 }).toBe(false);
     // stdout belongs to the protocol; the logs went to stderr as JSON lines.
     expect(r.stdout()).toBe('');
     const logs = r.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);

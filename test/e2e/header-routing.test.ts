@@ -168,10 +168,8 @@ upstreams:
 `);
     try {
       const sql = broken.upstreams[0]!;
-      const until = Date.now() + 10_000;
       // The dead target may fail before the live one (the list source) has finished its probe.
-      const settled = () => sql.status().state === 'down' && sql.status().era !== undefined;
-      while (!settled() && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      await expect.poll(() => sql.status().state === 'down' && sql.status().era !== undefined, { timeout: 10_000 }).toBe(true);
       const status = sql.status();
       expect(status).toMatchObject({ name: 'sql', transport: 'http', state: 'down', era: 'modern' });
       expect(status.lastError).toContain(`target ${dead}: `);

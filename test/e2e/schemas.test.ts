@@ -263,10 +263,10 @@ describe('change notifications', () => {
     expect(get.response.status).toBe(200);
     await listen.sse.waitFor(1);
     expectValid('2026-07-28', 'SubscriptionsAcknowledgedNotification', listen.sse.messages[0]);
-    while (gw.notifier.size() < listeners + 2) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => gw.notifier.size(), { timeout: 5000 }).toBeGreaterThanOrEqual(listeners + 2);
 
     // The gateway hears the legacy upstream on its GET stream; wait until that is open.
-    while (legacy.openGetStreams() === 0) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => legacy.openGetStreams(), { timeout: 5000 }).toBeGreaterThan(0);
     legacy.setExtraTool(true);
     await listen.sse.waitFor(2);
     await get.sse.waitFor(1);

@@ -32,13 +32,9 @@ afterAll(async () => {
 });
 
 async function spansOf(traceId: string, count: number) {
-  const until = Date.now() + 5000;
-  while (Date.now() < until) {
-    const spans = receiver.spans().filter((s) => s.traceId === traceId);
-    if (spans.length >= count) return spans;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`expected ${count} spans of trace ${traceId}, got ${receiver.spans().filter((s) => s.traceId === traceId).length}`);
+  const ofTrace = () => receiver.spans().filter((s) => s.traceId === traceId);
+  await expect.poll(() => ofTrace().length, { message: `spans of trace ${traceId}`, timeout: 5000 }).toBeGreaterThanOrEqual(count);
+  return ofTrace();
 }
 
 describe('traces through the gateway', () => {

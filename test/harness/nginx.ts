@@ -7,6 +7,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { vi } from 'vitest';
 
 export interface RunningNginx {
   /** http://127.0.0.1:PORT/mcp */
@@ -103,14 +104,14 @@ async function startOnce(bin: string, dir: string, conf: string, port: number): 
   const child = spawn(bin, ['-p', `${dir}/`, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const until = Date.now() + 10_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '';
-      return { failed: `${stderr}\n${log}`.trim() };
-    }
-    if (await canConnect(port)) return { child };
-    await new Promise((r) => setTimeout(r, 50));
+  const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const outcome = await vi
+    .waitUntil(async () => (exited() ? 'exited' : (await canConnect(port)) ? 'listening' : undefined), { timeout: 10_000, interval: 50 })
+    .catch(() => 'silent' as const);
+  if (outcome === 'listening') return { child };
+  if (outcome === 'exited') {
+    const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '';
+    return { failed: `${stderr}\n${log}`.trim() };
   }
   child.kill('SIGKILL');
   return { failed: `nginx did not accept connections on 127.0.0.1:${port} within 10 s\n${stderr}` };
