@@ -46,15 +46,23 @@ export function createEnforcement(
   policy.onReject((issues) => event('policy_rejected', { dir: config.policy!.dir, issues }));
   policy.onSwap((before, after) => {
     event('policy_reloaded', { dir: config.policy!.dir, from: before.version, to: after.version, rules: after.rules.length });
+    const told: Promise<boolean>[] = [];
     for (const listener of notifier.all()) {
       if (!listener.principal) continue;
-      changedLists(catalog, listener.principal, before, after).then(
+      told.push(changedLists(catalog, listener.principal, before, after).then(
         (kinds) => {
-          for (const kind of kinds) if (listener.wants.has(kind)) listener.deliver(kind);
+          const wanted = [...kinds].filter((kind) => listener.wants.has(kind));
+          for (const kind of wanted) listener.deliver(kind);
+          return wanted.length > 0;
         },
-        (e: unknown) => logger.error('cannot tell a client its lists changed after a policy reload', { error: (e as Error).message }),
-      );
+        (e: unknown) => {
+          logger.error('cannot tell a client its lists changed after a policy reload', { error: (e as Error).message });
+          return false;
+        },
+      ));
     }
+    // Each listener's lists are compared on their own time; this line says the last is done.
+    void Promise.all(told).then((t) => logger.info('policy reload: listeners told of changed lists', { listeners: t.length, told: t.filter(Boolean).length }));
   });
   // A quarantined (or released) pinned tool leaves (or rejoins) the lists of everyone who may
   // see it, and its upstream said nothing: we are the only ones who can tell them.

@@ -22,7 +22,6 @@ const DEBOUNCE_MS = 150;
 export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' | 'deny'; watch: boolean; logger: Logger }): PolicyRuntime {
   const { dir, defaultEffect, logger } = opts;
   let policy = loadPolicyDir(dir, { defaultEffect });
-  logger.info('policy loaded', { dir, rules: policy.rules.length, version: policy.version });
   const swapListeners: ((a: CompiledPolicy, b: CompiledPolicy) => void)[] = [];
   const rejectListeners: ((issues: string[]) => void)[] = [];
   let watcher: FSWatcher | undefined;
@@ -44,7 +43,10 @@ export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' |
       for (const l of rejectListeners) l(issues);
       return false;
     }
-    if (next.value.version === policy.version) return true;
+    if (next.value.version === policy.version) {
+      logger.debug('policy reload: nothing changed', { dir, reason });
+      return true;
+    }
     const previous = policy;
     policy = next.value;
     logger.info('policy reloaded', { dir, reason, rules: policy.rules.length, version: policy.version });
@@ -65,6 +67,7 @@ export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' |
       logger.warn('cannot watch the policy directory; SIGHUP still reloads', { dir, error: (e as Error).message });
     }
   }
+  logger.info('policy loaded', { dir, rules: policy.rules.length, version: policy.version, watching: watcher !== undefined });
 
   return {
     current: () => policy,
