@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { until } from '../harness/policy-env.ts';
 
 const ALICE = 'approval-change-key-alice-012345678';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
@@ -38,7 +37,7 @@ const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}
 
 async function setPolicy(text: string, settled: (r: Awaited<ReturnType<typeof call>>) => boolean): Promise<void> {
   writeFileSync(join(dir, 'rules.yaml'), text);
-  await until('the policy to reload', async () => settled(await call({ a: 0, b: 0 })), 5000);
+  await expect.poll(async () => settled(await call({ a: 0, b: 0 })), { message: 'the policy to reload', timeout: 5000 }).toBe(true);
 }
 
 async function ask(args: Record<string, unknown>): Promise<string> {

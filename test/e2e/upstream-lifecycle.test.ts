@@ -214,14 +214,21 @@ describe('stdio supervision', () => {
   });
 
   it('does not start a second child when a call arrives during the restart backoff', async () => {
-    const pid = stdio('ev').pid()!;
-    process.kill(pid, 'SIGKILL');
-    await expect.poll(() => upstream('ev').status().state, { message: 'ev down', timeout: 3000 }).toBe('down');
-    // A call during the backoff starts the child at once; the timer must not start another.
-    const res = await modernClient.callTool({ name: 'ev__echo', arguments: { message: 'eager' } });
-    expect(res.content).toEqual([{ type: 'text', text: 'Echo: eager' }]);
-    await new Promise((r) => setTimeout(r, EV_RESTART_MS + 500));
-    expect(childrenRunning(`node ${EVERYTHING_SERVER}`)).toEqual([stdio('ev').pid()]);
+    // The backoff's timer is set on a fake clock, moved past it once the call is answered; a
+    // launch from it would spawn at once.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const pid = stdio('ev').pid()!;
+      process.kill(pid, 'SIGKILL');
+      await expect.poll(() => upstream('ev').status().state, { message: 'ev down', timeout: 3000 }).toBe('down');
+      // A call during the backoff starts the child at once; the timer must not start another.
+      const res = await modernClient.callTool({ name: 'ev__echo', arguments: { message: 'eager' } });
+      expect(res.content).toEqual([{ type: 'text', text: 'Echo: eager' }]);
+      vi.advanceTimersByTime(EV_RESTART_MS + 500);
+      expect(childrenRunning(`node ${EVERYTHING_SERVER}`)).toEqual([stdio('ev').pid()]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('closes promptly with calls in flight and leaves no child running', async () => {
