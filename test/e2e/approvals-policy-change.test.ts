@@ -4,12 +4,13 @@
 // rule is replaced by another one, the state is not carried over either. Real gateway, real
 // upstream, real policy directory reloaded by the watcher.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { policyDir } from '../harness/policy-env.ts';
 
 const ALICE = 'approval-change-key-alice-012345678';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
@@ -28,7 +29,8 @@ const RENAMED_RULE = `rules:
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
-let dir: string;
+// Rewritten by the tests, and watched.
+const dir = policyDir({ 'rules.yaml': USER_RULE });
 let nextId = 1;
 
 const calls = (): number => upstream.received.filter((r) => (r.body as { method?: string })?.method === 'tools/call').length;
@@ -46,25 +48,18 @@ async function ask(args: Record<string, unknown>): Promise<string> {
   return r.json.result.requestState as string;
 }
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  dir = mkdtempSync(join(tmpdir(), 'gatehouse-approvals-change-'));
-  writeFileSync(join(dir, 'rules.yaml'), USER_RULE);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream({ name: 'up' }),
+  config: (up) => `
 identity:
   resource: http://gatehouse.test/mcp
   apiKeys:
     - { id: alice, sha256: "${sha(ALICE)}", subject: alice }
 policy: { dir: "${dir}", watch: true }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  - { name: up, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 describe('a user approval state across a policy reload', () => {

@@ -3,15 +3,16 @@
 // refusal (tampered, replayed, re-targeted, other principal, expired), and a client that
 // cannot elicit. Nothing may reach the upstream before "approve".
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { useMovableClock } from '../harness/movable-clock.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { policyDir } from '../harness/policy-env.ts';
 
 const ALICE = 'approval-test-key-alice-0123456789';
 const BOB = 'approval-test-key-bob-0123456789ab';
@@ -25,33 +26,25 @@ let gw: TestGateway;
 
 const calls = (): number => upstream.received.filter((r) => (r.body as { method?: string })?.method === 'tools/call').length;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-approvals-'));
-  writeFileSync(
-    join(dir, 'rules.yaml'),
-    `rules:
+const RULES = `rules:
   - { id: read, effect: allow, when: { tool: [up__echo] } }
   - { id: add-needs-ok, effect: approve, when: { tool: [up__add] }, approval: { approver: user } }
   - { id: slow-needs-ok, effect: approve, when: { tool: [up__slow] }, approval: { approver: user, timeout: 1s } }
-`,
-  );
-  gw = await startTestGateway(`
+`;
+
+useGatewayBed({
+  upstream: () => startModernUpstream({ name: 'up' }),
+  config: (up) => `
 identity:
   resource: http://gatehouse.test/mcp
   apiKeys:
     - { id: alice, sha256: "${sha(ALICE)}", subject: alice }
     - { id: bob, sha256: "${sha(BOB)}", subject: bob }
-policy: { dir: "${dir}" }
+policy: { dir: "${policyDir({ 'rules.yaml': RULES })}" }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  - { name: up, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 const raw = (id: number, args: Record<string, unknown>, key = ALICE, extra: Record<string, unknown> = {}, tool = 'up__add') =>

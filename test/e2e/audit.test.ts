@@ -5,12 +5,14 @@
 // a failing disk refuses calls in fail-closed mode and only counts losses in fail-open mode.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { REPO_ROOT, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { policyDir } from '../harness/policy-env.ts';
 
 const KEY = 'audit-test-key-0123456789abcdefghij';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
@@ -18,24 +20,22 @@ const TRACE = '0123456789abcdef0123456789abcdef';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
-let auditDir: string;
+const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-e2e-')), 'trail');
+const policies = policyDir({
+  'rules.yaml': `rules:
+  - { id: eu-query, effect: allow, when: { tool: [up__query], params: { Region: ["eu-*"] } } }
+  - { id: echo, effect: allow, when: { tool: [up__echo] } }
+`,
+});
 
 function lines(): Record<string, any>[] {
   const file = join(auditDir, 'gatehouse-audit.jsonl');
   return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 }
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  const root = mkdtempSync(join(tmpdir(), 'gatehouse-audit-e2e-'));
-  auditDir = join(root, 'trail');
-  const policies = join(root, 'policies');
-  mkdirSync(policies);
-  writeFileSync(join(policies, 'rules.yaml'), `rules:
-  - { id: eu-query, effect: allow, when: { tool: [up__query], params: { Region: ["eu-*"] } } }
-  - { id: echo, effect: allow, when: { tool: [up__echo] } }
-`);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream({ name: 'up' }),
+  config: (up) => `
 identity:
   resource: http://gatehouse.test/mcp
   apiKeys: [{ id: ops, sha256: "${sha(KEY)}", subject: ops-bot, groups: [ops] }]
@@ -44,14 +44,9 @@ audit:
   dir: "${auditDir}"
   record: { arguments: redacted, results: digest }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  - { name: up, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 const headers = (method: string, name: string, extra: Record<string, string> = {}) => modernHeaders(method, name, { 'x-api-key': KEY, ...extra });

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const PAGE_SIZE = 3;
 const EXPECTED = [
@@ -38,24 +39,24 @@ async function rawPages(): Promise<any[]> {
   return pages;
 }
 
-beforeAll(async () => {
-  [modern, legacy] = await Promise.all([startModernUpstream({ toolCount: 4 }), startLegacyUpstream({ toolCount: 3 })]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startAll({ modern: startModernUpstream({ toolCount: 4 }), legacy: startLegacyUpstream({ toolCount: 3 }) }),
+  config: (up) => `
 limits: { pageSize: ${PAGE_SIZE} }
 upstreams:
   - name: m
-    url: ${modern.url}
+    url: ${up.modern.url}
   - name: l
-    url: ${legacy.url}
-`);
-  await gw.waitUp();
-  [modernClient, legacyClient] = await Promise.all([connectModernClient(gw.url), connectLegacyClient(gw.url)]);
+    url: ${up.legacy.url}
+`,
+  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
 });
 
+beforeAll(async () => {
+  [modernClient, legacyClient] = await Promise.all([connectModernClient(gw.url), connectLegacyClient(gw.url)]);
+});
 afterAll(async () => {
   await Promise.all([modernClient?.close(), legacyClient?.close()]);
-  await gw?.close();
-  await Promise.all([modern?.close(), legacy?.close()]);
 });
 
 describe('paging through tools/list', () => {

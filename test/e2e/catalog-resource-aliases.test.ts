@@ -3,9 +3,9 @@
 // upstream's own uri. Policy must judge every spelling as the uri the list shows, or a deny
 // rule written for `mem://modern/*` is walked around by reading
 // gatehouse://up/mem%3A%2F%2Fmodern%2Fonly. Reads and completions, end to end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, legacySession, startPolicyBed, type PolicyBed } from '../harness/policy-env.ts';
+import { ALICE, BOB, legacySession, usePolicyBed, type PolicyBed } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -26,13 +26,9 @@ const ALIASES = [
 let bed: PolicyBed;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  bed = await startPolicyBed(POLICY);
-  gw = bed.gw;
-});
-
-afterAll(async () => {
-  await bed?.close();
+usePolicyBed(POLICY, (b) => {
+  bed = b;
+  gw = b.gw;
 });
 
 const upstreamReads = (): number => bed.sent('resources/read');

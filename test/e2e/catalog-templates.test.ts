@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { listenRecording, sendWebResponse, toWebRequest, type ListeningServer, type ReceivedRequest } from '../fixtures/http-edge.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const SEARCH = 'search://docs{?q}';
 const PAGES = 'docs://pages{/path}';
@@ -51,21 +52,16 @@ let docs: { url: string; close(): Promise<void> };
 let legacy: LegacyUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  [docs, legacy] = await Promise.all([startDocsUpstream(docsReceived), startLegacyUpstream()]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startAll({ docs: startDocsUpstream(docsReceived), legacy: startLegacyUpstream() }),
+  config: (up) => `
 upstreams:
   - name: docs
-    url: ${docs.url}
+    url: ${up.docs.url}
   - name: legacy
-    url: ${legacy.url}
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([docs?.close(), legacy?.close()]);
+    url: ${up.legacy.url}
+`,
+  ready: (bed) => ({ upstream: { docs, legacy }, gw } = bed),
 });
 
 it('lists the templates of both upstreams in config order', async () => {

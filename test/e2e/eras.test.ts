@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { EVERYTHING_SERVER, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { EVERYTHING_SERVER, type TestGateway } from '../harness/gateway.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 /** The calls both SDK generations share, with the result fields the tests read. */
 interface CommonClient {
@@ -64,24 +65,19 @@ let modern: ModernUpstream;
 let legacy: LegacyUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  [modern, legacy] = await Promise.all([startModernUpstream(), startLegacyUpstream()]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startAll({ modern: startModernUpstream(), legacy: startLegacyUpstream() }),
+  config: (up) => `
 upstreams:
   - name: modern
-    url: ${modern.url}
+    url: ${up.modern.url}
   - name: legacy
-    url: ${legacy.url}
+    url: ${up.legacy.url}
   - name: everything
     command: ${process.execPath}
     args: ["${EVERYTHING_SERVER}"]
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([modern?.close(), legacy?.close()]);
+`,
+  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
 });
 
 it('probes each upstream into the era it speaks', () => {

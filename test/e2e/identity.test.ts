@@ -2,11 +2,12 @@
 // upstream, the RFC 9728 metadata, 401/403 challenges, sessions bound to their principal,
 // and the client's credentials never reaching an upstream (MCP 2026-07-28, basic/authorization).
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const KEY_A = 'gh_test_key_alpha_0123456789abcdef';
 const KEY_B = 'gh_test_key_bravo_0123456789abcdef';
@@ -16,20 +17,20 @@ let upstream: ModernUpstream;
 let jwks: JwksServer;
 let key: SigningKey;
 let gw: TestGateway;
-let resource: string;
+// The resource must be known before the port is: a fixed audience string.
+const resource = 'http://gatehouse.test/mcp';
 
 async function token(claims: Record<string, unknown> = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return signToken(key, { aud: resource, iat: now, exp: now + 300, scope: 'mcp:tools', ...claims });
 }
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  key = await signingKey('k1');
-  jwks = await startJwksServer([key.publicJwk]);
-  // The resource must be known before the port is: use a fixed audience string.
-  resource = 'http://gatehouse.test/mcp';
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: async () => {
+    key = await signingKey('k1');
+    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
+  },
+  config: (up) => `
 identity:
   resource: ${resource}
   apiKeys:
@@ -37,20 +38,14 @@ identity:
     - { id: bravo, sha256: "${sha(KEY_B)}", subject: ci-bravo, scopes: [mcp:tools] }
   jwt:
     issuer: ${ISSUER}
-    jwksUrl: ${jwks.url}
+    jwksUrl: ${up.jwks.url}
     algorithms: [RS256]
   requiredScopes: [mcp:tools]
   scopesSupported: [mcp:tools]
 upstreams:
-  - { name: up, url: "${upstream.url}", headers: { Authorization: "Bearer upstream-own-token" } }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-  await jwks?.close();
+  - { name: up, url: "${up.upstream.url}", headers: { Authorization: "Bearer upstream-own-token" } }
+`,
+  ready: (bed) => ({ upstream: { upstream, jwks }, gw } = bed),
 });
 
 const listTools = (headers: Record<string, string>) => postJson(gw.url, modernBody(1, 'tools/list'), modernHeaders('tools/list', undefined, headers));

@@ -2,23 +2,18 @@
 // input_required: the gateway asks the client with elicitation/create on the call's stream
 // and retries upstream with the answer and the upstream's requestState (README, Protocol eras: bridging).
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import type { TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'm' });
-  gw = await startTestGateway(`upstreams:\n  - { name: m, url: "${upstream.url}" }\n`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+useGatewayBed({
+  upstream: () => startModernUpstream({ name: 'm' }),
+  config: (up) => `upstreams:\n  - { name: m, url: "${up.url}" }\n`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 describe('MRTR bridged to a legacy client', () => {

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';
-import { auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditRequests, type TestGateway } from '../harness/gateway.ts';
 import { ALICE, BOB, IDENTITY_YAML, legacySession, modernCall, policyDir } from '../harness/policy-env.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 const POLICY = `
 rules:
@@ -34,25 +35,25 @@ let gw: TestGateway;
 let modern: ModernClient;
 let legacy: LegacyClient;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream({ name: 'up' }),
+  config: (up) => `
 ${IDENTITY_YAML}
 policy: { dir: "${policyDir({ 'rules.yaml': POLICY })}", watch: false }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
+  - { name: up, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
+});
+
+beforeAll(async () => {
   modern = await connectModernClient(gw.url, { headers: ALICE });
   legacy = await connectLegacyClient(gw.url, { headers: ALICE });
   // The 2.x client sends Mcp-Param-* only for tools whose schema it holds (SDK-NOTES.md).
   await modern.listTools();
 });
-
 afterAll(async () => {
   await Promise.all([modern?.close(), legacy?.close()]);
-  await gw?.close();
-  await upstream?.close();
 });
 
 const toolCalls = (): ReceivedRequest[] => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call');

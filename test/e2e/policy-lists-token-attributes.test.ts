@@ -3,11 +3,12 @@
 // or claims (a role granted for an hour, then revoked; a scope-reduced token), and policy
 // rules match on exactly those. Lists used to be cached per subject only, so the second token
 // was shown the first token's tools (docs/architecture.md §5: denied tools are absent from lists).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { type TestGateway } from '../harness/gateway.ts';
 import { modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
 import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const RESOURCE = 'http://gatehouse.test/mcp';
 const POLICY = `
@@ -31,25 +32,20 @@ let jwks: JwksServer;
 let key: SigningKey;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  key = await signingKey('k1');
-  jwks = await startJwksServer([key.publicJwk]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: async () => {
+    key = await signingKey('k1');
+    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
+  },
+  config: (up) => `
 identity:
   resource: ${RESOURCE}
-  jwt: { issuer: "${ISSUER}", jwksUrl: "${jwks.url}", algorithms: [RS256] }
+  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }
 policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-  await jwks?.close();
+  - { name: up, url: "${up.upstream.url}" }
+`,
+  ready: (bed) => ({ upstream: { upstream, jwks }, gw } = bed),
 });
 
 async function bearer(claims: Record<string, unknown>): Promise<Record<string, string>> {

@@ -3,10 +3,10 @@
 // approve-effect tools are listed; a filtered list is private to its caller (MCP 2026-07-28, server/utilities/caching);
 // and a denied or hidden tool called by name gets exactly the error a tool that does not
 // exist gets, in code, message, data and HTTP status (docs/architecture.md §5), in both eras.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import type { TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, legacySession, modernCall, modernList, startPolicyBed, toolNames, type PolicyBed, type RawReply } from '../harness/policy-env.ts';
+import { ALICE, BOB, legacySession, modernCall, modernList, usePolicyBed, toolNames, type PolicyBed, type RawReply } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -38,13 +38,9 @@ const BOB_TOOLS = ['up__echo'];
 let bed: PolicyBed;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  bed = await startPolicyBed(POLICY);
-  gw = bed.gw;
-});
-
-afterAll(async () => {
-  await bed?.close();
+usePolicyBed(POLICY, (b) => {
+  bed = b;
+  gw = b.gw;
 });
 
 const upstreamCalls = (): number => bed.sent('tools/call');

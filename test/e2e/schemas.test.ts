@@ -9,8 +9,9 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { EVERYTHING_SERVER, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { EVERYTHING_SERVER, modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 type Era = '2026-07-28' | '2025-11-25';
 // The official MCP JSON Schemas, vendored as data with their attribution (test/spec/README.md).
@@ -78,25 +79,23 @@ let gw: TestGateway;
 const streams: SseMessages[] = [];
 let nextId = 1;
 
-beforeAll(async () => {
-  [modern, legacy] = await Promise.all([startModernUpstream(), startLegacyUpstream()]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startAll({ modern: startModernUpstream(), legacy: startLegacyUpstream() }),
+  config: (up) => `
 upstreams:
   - name: modern
-    url: ${modern.url}
+    url: ${up.modern.url}
   - name: legacy
-    url: ${legacy.url}
+    url: ${up.legacy.url}
   - name: everything
     command: ${process.execPath}
     args: ["${EVERYTHING_SERVER}"]
-`);
-  await gw.waitUp();
+`,
+  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
 });
 
-afterAll(async () => {
+afterAll(() => {
   for (const s of streams) s.close();
-  await gw?.close();
-  await Promise.all([modern?.close(), legacy?.close()]);
 });
 
 describe('modern (2026-07-28) responses', () => {

@@ -7,28 +7,22 @@ import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-ups
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../telemetry/otlp-receiver.ts';
 import { CLIENT_SPAN, CLIENT_TRACE, TRACEPARENT, parseTraceparent } from '../telemetry/tool-call.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 let modern: ModernUpstream;
 let legacy: LegacyUpstream;
 let receiver: OtlpReceiver;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  modern = await startModernUpstream({ name: 'm' });
-  legacy = await startLegacyUpstream({ name: 'l' });
-  receiver = await startOtlpReceiver();
-  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startAll({ modern: startModernUpstream({ name: 'm' }), legacy: startLegacyUpstream({ name: 'l' }), receiver: startOtlpReceiver() }),
+  config: (up) => `
 upstreams:
-  - { name: m, url: "${modern.url}" }
-  - { name: l, url: "${legacy.url}" }
-`, env);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([modern?.close(), legacy?.close(), receiver?.close()]);
+  - { name: m, url: "${up.modern.url}" }
+  - { name: l, url: "${up.legacy.url}" }
+`,
+  env: (up) => ({ ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: up.receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' }),
+  ready: (bed) => ({ upstream: { modern, legacy, receiver }, gw } = bed),
 });
 
 async function spansOf(traceId: string, count: number) {

@@ -2,22 +2,18 @@
 // the real modern fixture: version negotiation (MCP 2026-07-28, basic/versioning), required _meta (MCP 2026-07-28, basic/index (request _meta)), the
 // standard and Mcp-Param-* headers ((MCP 2026-07-28, basic/transports/streamable-http (request headers)), c), status codes (MCP 2026-07-28, basic/index (error codes)), listen (MCP 2026-07-28, basic/patterns/subscriptions),
 // progress on a lazily opened SSE response (MCP 2026-07-28, basic/transports/streamable-http (responses)) and disconnect-as-cancel (MCP 2026-07-28, basic/patterns/cancellation).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${upstream.url}" }\n`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (up) => `upstreams:\n  - { name: up, url: "${up.url}" }\n`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';

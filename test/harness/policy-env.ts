@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from './gateway.ts';
+import { modernBody, modernHeaders, postJson } from './gateway.ts';
+import { useGatewayBed, type GatewayBed } from './gateway-bed.ts';
 
 export const ALICE_KEY = 'gh_test_alice_0123456789abcdefghij';
 export const BOB_KEY = 'gh_test_bob_0123456789abcdefghijkl';
@@ -34,32 +35,24 @@ export function policyDir(files: Record<string, string>): string {
 
 /** The usual policy test bed: the modern fixture as upstream `up`, behind a gateway with
  * IDENTITY_YAML and `policy` as its one policy file (not watched). */
-export interface PolicyBed {
-  upstream: ModernUpstream;
-  gw: TestGateway;
+export interface PolicyBed extends GatewayBed<ModernUpstream> {
   /** How many requests of `method` the upstream has received. */
   sent(method: string): number;
-  close(): Promise<void>;
 }
 
-export async function startPolicyBed(policy: string): Promise<PolicyBed> {
-  const upstream = await startModernUpstream({ name: 'up' });
-  const gw = await startTestGateway(`
+/** Sets the bed up around the suite (useGatewayBed); `ready` gets it once it is up. */
+export function usePolicyBed(policy: string, ready: (bed: PolicyBed) => void): void {
+  useGatewayBed({
+    upstream: () => startModernUpstream({ name: 'up' }),
+    config: (up) => `
 ${IDENTITY_YAML}
 policy: { dir: "${policyDir({ '10-rules.yaml': policy })}", watch: false }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-  return {
-    upstream,
-    gw,
-    sent: (method) => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === method).length,
-    close: async () => {
-      await gw.close();
-      await upstream.close();
-    },
-  };
+  - { name: up, url: "${up.url}" }
+`,
+    ready: ({ upstream, gw }) =>
+      ready({ upstream, gw, sent: (method) => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === method).length }),
+  });
 }
 
 let nextId = 1;

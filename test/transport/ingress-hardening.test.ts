@@ -7,32 +7,27 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
 import { installMovableClock } from '../harness/movable-clock.ts';
 import { openSocket, rawPost } from './raw-http.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
-let auditDir: string;
+const auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-ingress-'));
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-ingress-'));
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (up) => `
 sessions: { secret: "${'c3'.repeat(32)}" }
 audit: { dir: "${auditDir}" }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  - { name: up, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

@@ -3,9 +3,10 @@
 // messages at three levels and a 2025-only notification before the result, and the gateway
 // relays to each client era only what that client asked for.
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { SSE_HEADERS, sseEvent, startScriptedServer, type ScriptedRequest, type ScriptedServer } from '../upstream/scripted-server.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 let upstream: ScriptedServer;
 let gw: TestGateway;
@@ -34,15 +35,10 @@ function messages(text: string): { method?: string; params?: { level?: string };
 
 const levels = (ms: ReturnType<typeof messages>) => ms.filter((m) => m.method === 'notifications/message').map((m) => m.params?.level);
 
-beforeAll(async () => {
-  upstream = await startScriptedServer({ script: chatty });
-  gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${upstream.url}" }\n`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+useGatewayBed({
+  upstream: () => startScriptedServer({ script: chatty }),
+  config: (up) => `upstreams:\n  - { name: up, url: "${up.url}" }\n`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 describe('notifications about a request', () => {

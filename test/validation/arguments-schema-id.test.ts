@@ -3,10 +3,11 @@
 // checked as the first one was: an invalid call never reaches the upstream, however many
 // times the list has been refreshed. The raw upstream answers lists with ttlMs 0, so each
 // tools/list through the gateway fetches it again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startRawModernUpstream, type RawModernUpstream } from '../fixtures/raw-modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import type { TestGateway } from '../harness/gateway.ts';
 import { modernCall, modernList } from '../harness/policy-env.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 const WITH_ID = {
   definition: {
@@ -33,18 +34,13 @@ const NOBODY = {};
 let upstream: RawModernUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startRawModernUpstream([WITH_ID, NETWORK_REF]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startRawModernUpstream([WITH_ID, NETWORK_REF]),
+  config: (up) => `
 upstreams:
-  - { name: raw, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+  - { name: raw, url: "${up.url}" }
+`,
+  ready: (bed) => ({ upstream, gw } = bed),
 });
 
 const upstreamCalls = (): number => upstream.received.filter((m) => m.method === 'tools/call').length;
