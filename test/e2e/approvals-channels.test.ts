@@ -11,7 +11,8 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signBody, verifySignature } from '../../src/approvals/webhook-signature.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { freePort, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'webhook-shared-secret-0123456789abcdef';

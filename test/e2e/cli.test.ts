@@ -4,11 +4,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EVERYTHING_SERVER, REPO_ROOT } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
+import { alive } from '../harness/process-alive.ts';
 
 const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
@@ -36,23 +37,6 @@ function writeConfig(name: string, text: string): string {
   const file = join(dir, name);
   writeFileSync(file, text);
   return file;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 afterAll(() => {

@@ -9,16 +9,9 @@ import { connectModernClient, type ModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
 
 const LIST_DEADLINE_MS = 1000;
-
-async function freePort(): Promise<number> {
-  const s = createTcpServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A TCP front on a fixed port for the modern fixture: `stop()` is the upstream dying
  * (connections cut, port refused), `start()` is it coming back on the same port. */

@@ -9,6 +9,7 @@ import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-ups
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { EVERYTHING_SERVER, modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import type { StdioUpstream } from '../../src/upstream/stdio/stdio-upstream.ts';
+import { alive } from '../harness/process-alive.ts';
 
 // Long enough that a call arriving during the backoff finishes its own start first.
 const EV_RESTART_MS = 600;
@@ -24,15 +25,6 @@ process.stdin.emit = (event, ...args) => {
   return emit(event, ...args);
 };
 await import(${JSON.stringify(EVERYTHING_SERVER)});`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Pids of this process's children whose command line is exactly `args` ('' = any). */
 function childrenRunning(args: string): number[] {

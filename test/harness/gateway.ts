@@ -41,20 +41,6 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
   };
 }
 
-/** Raw modern POST helper: builds the body with _meta and the standard headers. */
-/** A free port on 127.0.0.1, for configs that must name their own URL before start. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
 export function modernBody(id: number | string, method: string, params: Record<string, unknown> = {}, caps: Record<string, unknown> = {}) {
   return {
     jsonrpc: '2.0',

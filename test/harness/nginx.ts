@@ -4,10 +4,11 @@
 // 127.0.0.1 port, and stops with SIGTERM. A missing nginx is an error, never a skip.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { vi } from 'vitest';
+import { freePort } from './free-port.ts';
 
 export interface RunningNginx {
   /** http://127.0.0.1:PORT/mcp */
@@ -64,17 +65,6 @@ export function renderConfig(template: string, vars: Record<string, string>, ngi
   const left = /\$\{[A-Z_][A-Z0-9_]*\}/.exec(text);
   if (left) throw new Error(`nginx template placeholder ${left[0]} was not filled in`);
   return text;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function canConnect(port: number): Promise<boolean> {

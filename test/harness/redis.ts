@@ -1,8 +1,8 @@
 // A real redis-server for tests: started on a free 127.0.0.1 port with persistence off,
 // stopped in afterAll. CI installs the Debian package (.ci/run).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
+import { freePort } from './free-port.ts';
 
 export interface TestRedis {
   url: string;
@@ -11,17 +11,6 @@ export interface TestRedis {
 }
 
 const REDIS_BINARY = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export async function startRedis(): Promise<TestRedis> {
   if (!REDIS_BINARY) throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does this)');

@@ -1,0 +1,9 @@
+// Whether a process still exists (signal 0 checks without sending anything).
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
