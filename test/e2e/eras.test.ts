@@ -4,10 +4,10 @@
 // (client era x upstream) pair, through the real SDK clients, which validate what they get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
-import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { EVERYTHING_SERVER, type TestGateway } from '../harness/gateway.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import type { LegacyUpstream } from '../fixtures/legacy-upstream.ts';
+import type { ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { type TestGateway } from '../harness/gateway.ts';
+import { useErasBed } from '../harness/gateway-bed.ts';
 
 /** The calls both SDK generations share, with the result fields the tests read. */
 interface CommonClient {
@@ -65,20 +65,7 @@ let modern: ModernUpstream;
 let legacy: LegacyUpstream;
 let gw: TestGateway;
 
-useGatewayBed({
-  upstream: () => startAll({ modern: startModernUpstream(), legacy: startLegacyUpstream() }),
-  config: (up) => `
-upstreams:
-  - name: modern
-    url: ${up.modern.url}
-  - name: legacy
-    url: ${up.legacy.url}
-  - name: everything
-    command: ${process.execPath}
-    args: ["${EVERYTHING_SERVER}"]
-`,
-  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
-});
+useErasBed((bed) => ({ upstream: { modern, legacy }, gw } = bed));
 
 it('probes each upstream into the era it speaks', () => {
   expect(gw.upstreams.map((u) => [u.name, u.status().era])).toEqual([

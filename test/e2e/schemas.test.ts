@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { EVERYTHING_SERVER, modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import type { LegacyUpstream } from '../fixtures/legacy-upstream.ts';
+import type { ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import { useErasBed } from '../harness/gateway-bed.ts';
 
 type Era = '2026-07-28' | '2025-11-25';
 // The official MCP JSON Schemas, vendored as data with their attribution (test/spec/README.md).
@@ -79,20 +79,7 @@ let gw: TestGateway;
 const streams: SseMessages[] = [];
 let nextId = 1;
 
-useGatewayBed({
-  upstream: () => startAll({ modern: startModernUpstream(), legacy: startLegacyUpstream() }),
-  config: (up) => `
-upstreams:
-  - name: modern
-    url: ${up.modern.url}
-  - name: legacy
-    url: ${up.legacy.url}
-  - name: everything
-    command: ${process.execPath}
-    args: ["${EVERYTHING_SERVER}"]
-`,
-  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
-});
+useErasBed((bed) => ({ upstream: { modern, legacy }, gw } = bed));
 
 afterAll(() => {
   for (const s of streams) s.close();

@@ -4,7 +4,9 @@
 // Hooks the file registers after this call run after the bed is up, and theirs to close
 // (clients, say) run before it is taken down.
 import { afterAll, beforeAll } from 'vitest';
-import { startTestGateway, type TestGateway } from './gateway.ts';
+import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { EVERYTHING_SERVER, startTestGateway, type TestGateway } from './gateway.ts';
 
 interface Closable {
   close(): Promise<unknown> | unknown;
@@ -40,6 +42,25 @@ export function useGatewayBed<U extends Upstreams>(spec: GatewayBedSpec<U>): voi
   afterAll(async () => {
     await gw?.close();
     if (upstream !== undefined) await closeAll(upstream);
+  });
+}
+
+/** One upstream of each kind behind the gateway: the modern fixture as `modern`, the legacy
+ * one as `legacy`, and server-everything over stdio as `everything`. */
+export function useErasBed(ready: (bed: GatewayBed<{ modern: ModernUpstream; legacy: LegacyUpstream }>) => void): void {
+  useGatewayBed({
+    upstream: () => startAll({ modern: startModernUpstream(), legacy: startLegacyUpstream() }),
+    config: (up) => `
+upstreams:
+  - name: modern
+    url: ${up.modern.url}
+  - name: legacy
+    url: ${up.legacy.url}
+  - name: everything
+    command: ${process.execPath}
+    args: ["${EVERYTHING_SERVER}"]
+`,
+    ready,
   });
 }
 

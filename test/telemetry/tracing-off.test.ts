@@ -2,27 +2,13 @@
 // environment points at it only through variables that must not enable trace export, and
 // the test checks that nothing arrives, no span of the gateway's own exists, and the
 // client's trace context still reaches the upstream unchanged.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/telemetry/logger.ts';
-import { createTracing, type Tracing } from '../../src/telemetry/tracing.ts';
-import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.ts';
+import { describe, expect, it } from 'vitest';
+import type { OtlpReceiver } from './otlp-receiver.ts';
+import { useTracingBed } from './tracing-bed.ts';
 import { CLIENT_SPAN, CLIENT_TRACE, META_TRACEPARENT, TRACEPARENT, TRACESTATE, toolCall } from './tool-call.ts';
 
 let receiver: OtlpReceiver;
-let tracing: Tracing | undefined;
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await receiver.close();
-});
-
-function tracingWith(env: Record<string, string>): Tracing {
-  tracing = createTracing({ env, serviceName: 'gatehouse', logger: createMemoryLogger().logger });
-  return tracing;
-}
+const tracingWith = useTracingBed((r) => (receiver = r));
 
 describe('tracing without OTLP configuration', () => {
   it('is a no-op without OTEL variables: nothing sent, no span ids of its own, the client trace passed through', async () => {

@@ -3,11 +3,11 @@
 // client -> gateway request span -> upstream span -> what the upstream receives.
 // tracing-off.test.ts covers the default, unconfigured case.
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { HeaderSource } from '../../src/telemetry/trace-context.ts';
-import { createTracing, type Tracing } from '../../src/telemetry/tracing.ts';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
+import type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.ts';
+import { useTracingBed } from './tracing-bed.ts';
 import { CLIENT_SPAN, CLIENT_TRACE, META_SPAN, META_TRACEPARENT, TRACEPARENT, TRACESTATE, parseTraceparent, toolCall } from './tool-call.ts';
 
 const SERVER = 2;
@@ -17,20 +17,7 @@ const STATUS_ERROR = 2;
 const headersOf = (h: Record<string, string>): HeaderSource => new Headers(h);
 
 let receiver: OtlpReceiver;
-let tracing: Tracing | undefined;
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await receiver.close();
-});
-
-function tracingWith(env: Record<string, string>): Tracing {
-  tracing = createTracing({ env, serviceName: 'gatehouse', serviceVersion: '0.1.0', logger: createMemoryLogger().logger });
-  return tracing;
-}
+const tracingWith = useTracingBed((r) => (receiver = r), { serviceVersion: '0.1.0' });
 
 function byKind(spans: ReceivedSpan[], kind: number): ReceivedSpan {
   const found = spans.filter((s) => s.kind === kind);
@@ -224,17 +211,12 @@ describe('tracing with OTLP export', () => {
     const { logger, lines } = createMemoryLogger();
     const closed = `${receiver.url}/v1/traces`;
     await receiver.close();
-    tracing = createTracing({
-      env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: closed.replace('http://', 'http://user:pw@'), OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '500' },
-      serviceName: 'gatehouse',
-      logger,
-    });
+    const tracing = tracingWith({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: closed.replace('http://', 'http://user:pw@'), OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '500' }, logger);
     toolCall(tracing, {});
     await tracing.forceFlush().catch(() => undefined);
     const failures = lines.filter((l) => l.msg === 'trace export failed');
     expect(failures).toHaveLength(1);
     expect(failures[0]!.endpoint).toBe(closed);
     expect(JSON.stringify(lines)).not.toContain('pw');
-    receiver = await startOtlpReceiver();
   });
 });

@@ -4,11 +4,10 @@
 // without throwing away a healthy upstream's session, only idempotent requests go again, and
 // a refused connection still marks the upstream down.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HttpUpstreamConfig } from '../../src/config/types.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
+import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import { KEEP_ALIVE_MS } from '../../src/upstream/http/upstream-connection.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
+import { httpUpstreamAt } from './http-upstream-at.ts';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 /** Node's default server keepAliveTimeout, which server-everything (Express) runs with. */
@@ -23,10 +22,7 @@ afterEach(async () => {
   upstream = server = undefined;
 });
 
-function connect(url: string, timeoutMs = 5000): HttpUpstream {
-  const config: HttpUpstreamConfig = { kind: 'http', name: 'everything', prefix: 'everything', url, headers: {}, headerFiles: [], auth: undefined, timeoutMs, listTtlMs: 0 };
-  return new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
-}
+const connect = (url: string, timeoutMs = 5000): HttpUpstream => httpUpstreamAt(url, 'everything', timeoutMs);
 
 function call(message: string): UpstreamRequest {
   return { method: 'tools/call', params: { name: 'echo', arguments: { message } }, clientCapabilities: {} };

@@ -4,12 +4,11 @@
 // without taking the upstream down.
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HttpUpstreamConfig } from '../../src/config/types.ts';
 import { mapError } from '../../src/protocol/errors.ts';
-import { createLogger } from '../../src/telemetry/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
+import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import { MAX_EVENT_LENGTH } from '../../src/upstream/http/sse-reader.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
+import { httpUpstreamAt } from './http-upstream-at.ts';
 import { defaultResult, SSE_HEADERS, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 const CHUNK = 64 * 1024;
@@ -23,10 +22,7 @@ afterEach(async () => {
   upstream = server = undefined;
 });
 
-function connect(url: string): HttpUpstream {
-  const config: HttpUpstreamConfig = { kind: 'http', name: 'files', prefix: 'files', url, headers: {}, headerFiles: [], auth: undefined, timeoutMs: 10_000, listTtlMs: 0 };
-  return new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
-}
+const connect = (url: string): HttpUpstream => httpUpstreamAt(url, 'files', 10_000);
 
 function read(uri: string): UpstreamRequest {
   return { method: 'resources/read', params: { uri }, clientCapabilities: {} };

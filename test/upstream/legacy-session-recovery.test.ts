@@ -5,9 +5,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/telemetry/logger.ts';
-import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
+import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
+import { httpUpstreamAt } from './http-upstream-at.ts';
 import { defaultResult, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 let server: ScriptedServer | undefined;
@@ -63,10 +63,7 @@ async function setUp(): Promise<{ held: Map<string, ServerResponse>; openInit: (
     },
     beforeInitialize: () => (++inits > 1 ? initGate : Promise.resolve()),
   });
-  upstream = new HttpUpstream(
-    { kind: 'http', name: 'legacy', prefix: 'legacy', url: server.url, headers: {}, headerFiles: [], auth: undefined, timeoutMs: 5000, listTtlMs: 0 },
-    createLogger({ level: 'error', sink: { write: () => undefined } }),
-  );
+  upstream = httpUpstreamAt(server.url, 'legacy', 5000);
   await upstream.start();
   return { held, openInit };
 }
