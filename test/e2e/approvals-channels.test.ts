@@ -2,7 +2,6 @@
 // answers later on the signed callback, and the approvals console in a real headless
 // Chromium. The client's call waits (progress keeps its stream alive), and nothing reaches
 // the upstream before the decision; timeouts fail closed.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,12 +12,10 @@ import { signBody, verifySignature } from '../../src/approvals/webhook-signature
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { freePort } from '../harness/free-port.ts';
+import { APPROVER_KEY as APPROVER, approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'webhook-shared-secret-0123456789abcdef';
-const CALLER = 'caller-key-0123456789abcdefghijkl';
-const APPROVER = 'approver-key-0123456789abcdefghij';
-const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
@@ -54,11 +51,7 @@ beforeAll(async () => {
   );
   gw = await startTestGateway(
     `
-identity:
-  resource: http://127.0.0.1:${port}/mcp
-  apiKeys:
-    - { id: caller, sha256: "${sha(CALLER)}", subject: bob }
-    - { id: approver, sha256: "${sha(APPROVER)}", subject: carol, groups: [approvers] }
+${approvalsIdentityYaml(`http://127.0.0.1:${port}/mcp`)}
 policy: { dir: "${dir}" }
 approvals:
   keys: ["${'1'.repeat(64)}"]

@@ -1,7 +1,6 @@
 // The approval paths a client cannot see coming: a rule whose approver is the calling user
 // falls back to the console for a client that cannot elicit, and a call waiting for a
 // person keeps its stream alive with progress notifications (issue: approvals).
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +10,7 @@ import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-ups
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { openSse } from '../harness/sse-messages.ts';
 import { freePort } from '../harness/free-port.ts';
-
-const CALLER = 'fallback-caller-key-0123456789abcd';
-const APPROVER = 'fallback-approver-key-0123456789ab';
-const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
+import { APPROVER_KEY as APPROVER, approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
@@ -28,11 +24,7 @@ beforeAll(async () => {
 `);
   const port = await freePort();
   gw = await startTestGateway(`
-identity:
-  resource: http://gatehouse.test/mcp
-  apiKeys:
-    - { id: caller, sha256: "${sha(CALLER)}", subject: bob }
-    - { id: approver, sha256: "${sha(APPROVER)}", subject: carol, groups: [approvers] }
+${approvalsIdentityYaml('http://gatehouse.test/mcp')}
 policy: { dir: "${dir}" }
 approvals:
   keys: ["${'3'.repeat(64)}"]

@@ -3,17 +3,14 @@
 // sealed state the user got earlier must not let the user approve the call themself; when the
 // rule is replaced by another one, the state is not carried over either. Real gateway, real
 // upstream, real policy directory reloaded by the watcher.
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { useGatewayBed } from '../harness/gateway-bed.ts';
-import { policyDir } from '../harness/policy-env.ts';
+import { ALICE_KEY as ALICE, IDENTITY_YAML, policyDir } from '../harness/policy-env.ts';
 
-const ALICE = 'approval-change-key-alice-012345678';
-const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 const ELICIT = { elicitation: { form: {} } };
 const APPROVE = { 'io.gatehouse/approval': { action: 'accept', content: { decision: 'approve' } } };
 
@@ -51,10 +48,7 @@ async function ask(args: Record<string, unknown>): Promise<string> {
 useGatewayBed({
   upstream: () => startModernUpstream({ name: 'up' }),
   config: (up) => `
-identity:
-  resource: http://gatehouse.test/mcp
-  apiKeys:
-    - { id: alice, sha256: "${sha(ALICE)}", subject: alice }
+${IDENTITY_YAML}
 policy: { dir: "${dir}", watch: true }
 upstreams:
   - { name: up, url: "${up.url}" }

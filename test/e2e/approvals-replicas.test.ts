@@ -1,7 +1,6 @@
 // Two gateway replicas sharing approvals through a real Redis: a call waiting on replica A
 // is approved through replica B's console API and runs on A at once; a single-use MRTR state
 // minted by A cannot be replayed on B.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +10,8 @@ import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-ups
 import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { startRedis, type TestRedis } from '../harness/redis.ts';
 import { freePort } from '../harness/free-port.ts';
+import { APPROVER_KEY as APPROVER, approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
 
-const CALLER = 'replica-caller-key-0123456789abcdef';
-const APPROVER = 'replica-approver-key-0123456789abcd';
-const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 const ELICIT = { elicitation: { form: {} } };
 
 let redis: TestRedis;
@@ -26,11 +23,7 @@ async function replica(dir: string, redisUrl: string): Promise<TestGateway> {
   const port = await freePort();
   return startTestGateway(
     `
-identity:
-  resource: http://gatehouse.test/mcp
-  apiKeys:
-    - { id: caller, sha256: "${sha(CALLER)}", subject: bob }
-    - { id: approver, sha256: "${sha(APPROVER)}", subject: carol, groups: [approvers] }
+${approvalsIdentityYaml('http://gatehouse.test/mcp')}
 policy: { dir: "${dir}" }
 approvals:
   keys: ["${'2'.repeat(64)}"]

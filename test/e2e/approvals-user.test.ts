@@ -2,7 +2,6 @@
 // elicitation, a legacy SDK 1.x client answering elicitation/create, raw HTTP for every
 // refusal (tampered, replayed, re-targeted, other principal, expired), and a client that
 // cannot elicit. Nothing may reach the upstream before "approve".
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -12,11 +11,8 @@ import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-ups
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { useMovableClock } from '../harness/movable-clock.ts';
 import { useGatewayBed } from '../harness/gateway-bed.ts';
-import { policyDir } from '../harness/policy-env.ts';
+import { ALICE_KEY as ALICE, BOB_KEY as BOB, IDENTITY_YAML, policyDir } from '../harness/policy-env.ts';
 
-const ALICE = 'approval-test-key-alice-0123456789';
-const BOB = 'approval-test-key-bob-0123456789ab';
-const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 const ELICIT = { elicitation: { form: {} } };
 // An approval's expiry passes on this clock, not in a sleep.
 const clock = useMovableClock();
@@ -35,11 +31,7 @@ const RULES = `rules:
 useGatewayBed({
   upstream: () => startModernUpstream({ name: 'up' }),
   config: (up) => `
-identity:
-  resource: http://gatehouse.test/mcp
-  apiKeys:
-    - { id: alice, sha256: "${sha(ALICE)}", subject: alice }
-    - { id: bob, sha256: "${sha(BOB)}", subject: bob }
+${IDENTITY_YAML}
 policy: { dir: "${policyDir({ 'rules.yaml': RULES })}" }
 upstreams:
   - { name: up, url: "${up.url}" }

@@ -111,6 +111,19 @@ export async function startApprovalsServer(
   };
 }
 
+/** The principals of the end-to-end approval suites: bob calls, carol (group approvers) decides. */
+export const CALLER_KEY = 'approvals-caller-key-0123456789abcdef';
+export const APPROVER_KEY = 'approvals-approver-key-0123456789abcd';
+
+/** The gateway's `identity:` section for them, with `resource` as the protected resource. */
+export function approvalsIdentityYaml(resource: string): string {
+  return `identity:
+  resource: ${resource}
+  apiKeys:
+    - { id: caller, sha256: "${sha256Hex(CALLER_KEY)}", subject: bob }
+    - { id: approver, sha256: "${sha256Hex(APPROVER_KEY)}", subject: carol, groups: [approvers] }`;
+}
+
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -24,6 +24,7 @@ import { createMcpEndpoint } from '../../src/transport/mcp-endpoint.ts';
 import { Notifier } from '../../src/transport/notifier.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
 import { openSocket, rawPost } from './raw-http.ts';
+import { closeServer } from '../harness/close-server.ts';
 
 describe('the endpoint on a bare listener', () => {
   const config = parseConfig('upstreams: []\n', '/tmp/ingress-test.yaml', {}, { host: '127.0.0.1', port: 0 });
@@ -31,12 +32,7 @@ describe('the endpoint on a bare listener', () => {
   let sessions: LegacySessions | undefined;
 
   afterEach(async () => {
-    const s = server;
-    if (s) {
-      const closed = new Promise<void>((r) => s.close(() => r()));
-      s.closeAllConnections();
-      await closed;
-    }
+    await closeServer(server);
     sessions?.close();
     server = undefined;
   });

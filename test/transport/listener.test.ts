@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load-config.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { buildListener } from '../../src/http/listener.ts';
 import type { HttpReply, HttpRequest } from '../../src/http/http-io.ts';
+import { closeServer } from '../harness/close-server.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/listener-test.yaml', {}, { host: '127.0.0.1', port: 0 });
 let server: Server | undefined;
@@ -24,12 +25,7 @@ async function serve(mcp: (req: HttpRequest) => Promise<HttpReply>) {
 }
 
 afterEach(async () => {
-  const s = server;
-  if (s) {
-    const closed = new Promise<void>((r) => s.close(() => r()));
-    s.closeAllConnections();
-    await closed;
-  }
+  await closeServer(server);
   server = undefined;
 });
 

@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load-config.ts';
 import { OTHER_ROUTES_MAX_BODY_BYTES } from '../../src/http/body-limit.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import { buildListener } from '../../src/http/listener.ts';
+import { closeServer } from '../harness/close-server.ts';
 
 const config = parseConfig('upstreams: []\n', '/tmp/body-limit-test.yaml', {}, { host: '127.0.0.1', port: 0 });
 let server: Server | undefined;
@@ -29,12 +30,7 @@ async function serve(): Promise<URL> {
 
 afterEach(async () => {
   bytesSeen = [];
-  const s = server;
-  if (s) {
-    const closed = new Promise<void>((r) => s.close(() => r()));
-    s.closeAllConnections();
-    await closed;
-  }
+  await closeServer(server);
   server = undefined;
 });
 
