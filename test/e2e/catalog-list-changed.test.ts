@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream, type ReceivedRequest } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -43,21 +44,25 @@ async function rawListen(id: string, notifications: Record<string, boolean>): Pr
   return sse.messages;
 }
 
-beforeAll(async () => {
-  [modern, legacy] = await Promise.all([
-    // Long ttls: only a list_changed can explain a re-fetch within this test.
-    startModernUpstream({ cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'public' } } }),
-    startLegacyUpstream(),
-  ]);
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () =>
+    startAll({
+      // Long ttls: only a list_changed can explain a re-fetch within this test.
+      modern: startModernUpstream({ cacheHints: { 'tools/list': { ttlMs: 60_000, cacheScope: 'public' } } }),
+      legacy: startLegacyUpstream(),
+    }),
+  config: (up) => `
 upstreams:
   - name: modern
-    url: ${modern.url}
+    url: ${up.modern.url}
   - name: legacy
-    url: ${legacy.url}
+    url: ${up.legacy.url}
     listTtl: 60s
-`);
-  await gw.waitUp();
+`,
+  ready: (bed) => ({ upstream: { modern, legacy }, gw } = bed),
+});
+
+beforeAll(async () => {
   // The gateway's own upstream notification streams must be open before anything changes:
   // the legacy fixture drops list_changed while no GET stream is open (SDK-NOTES.md), and
   // the modern one only notifies registered listen streams.
@@ -68,8 +73,6 @@ upstreams:
 afterAll(async () => {
   for (const s of streams) s.close();
   await Promise.all([modernClient?.close(), legacyClient?.close()]);
-  await gw?.close();
-  await Promise.all([modern?.close(), legacy?.close()]);
 });
 
 describe('tools list_changed', () => {
