@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalOutcome, ApprovalRequest } from '../../src/approvals/approval.ts';
-import { createWebhookChannel, type WebhookChannelDeps } from '../../src/approvals/webhook-channel.ts';
+import { createWebhookChannel, type WebhookChannelDeps } from '../../src/approvals/channels/webhook-channel.ts';
 import { signBody, SIGNATURE_HEADER, verifySignature } from '../../src/approvals/webhook-signature.ts';
 import { digestJson } from '../../src/audit/digest.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
