@@ -8,10 +8,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, type TestGateway } from '../harness/gateway.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../telemetry/otlp-receiver.ts';
+import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
 
 const KEY = 'refusal-test-key-0123456789abcdefghij';
 const NO_SCOPE_KEY = 'refusal-test-noscope-0123456789abcdef';
@@ -20,16 +21,12 @@ const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 let upstream: ModernUpstream;
 let receiver: OtlpReceiver;
 let gw: TestGateway;
-let auditDir: string;
+const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-refusals-')), 'trail');
 let traceCounter = 0;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream({ name: 'up' });
-  receiver = await startOtlpReceiver();
-  auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-refusals-')), 'trail');
-  const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
-  gw = await startTestGateway(
-    `
+useGatewayBed({
+  upstream: () => startAll({ upstream: startModernUpstream({ name: 'up' }), receiver: startOtlpReceiver() }),
+  config: (up) => `
 identity:
   resource: http://gatehouse.test/mcp
   requiredScopes: [mcp:tools]
@@ -39,16 +36,10 @@ identity:
 limits: { maxBodyBytes: 4096, maxHeaderCount: 40 }
 audit: { dir: "${auditDir}" }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
+  - { name: up, url: "${up.upstream.url}" }
 `,
-    env,
-  );
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await Promise.all([upstream?.close(), receiver?.close()]);
+  env: (up) => ({ ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: up.receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' }),
+  ready: (bed) => ({ upstream: { upstream, receiver }, gw } = bed),
 });
 
 function records(): Record<string, any>[] {
