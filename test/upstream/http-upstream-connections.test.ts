@@ -3,11 +3,11 @@
 // failed with ECONNRESET after the pool sat idle ~6 s), one lost connection fails one call
 // without throwing away a healthy upstream's session, only idempotent requests go again, and
 // a refused connection still marks the upstream down.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import { KEEP_ALIVE_MS } from '../../src/upstream/http/upstream-connection.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
-import { httpUpstreamAt } from './http-upstream-at.ts';
+import { closeAfterEachTest, httpUpstreamAt } from './http-upstream-at.ts';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 /** Node's default server keepAliveTimeout, which server-everything (Express) runs with. */
@@ -16,11 +16,7 @@ const NODE_KEEP_ALIVE_MS = 5000;
 let server: ScriptedServer | undefined;
 let upstream: HttpUpstream | undefined;
 
-afterEach(async () => {
-  await upstream?.close();
-  await server?.close();
-  upstream = server = undefined;
-});
+closeAfterEachTest();
 
 const connect = (url: string, timeoutMs = 5000): HttpUpstream => httpUpstreamAt(url, 'everything', timeoutMs);
 

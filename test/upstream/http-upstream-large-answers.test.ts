@@ -3,12 +3,12 @@
 // seen), and an answer over the 64 MiB limit fails its call cleanly, naming the upstream,
 // without taking the upstream down.
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mapError } from '../../src/protocol/errors.ts';
 import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import { MAX_EVENT_LENGTH } from '../../src/upstream/http/sse-reader.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
-import { httpUpstreamAt } from './http-upstream-at.ts';
+import { closeAfterEachTest, httpUpstreamAt } from './http-upstream-at.ts';
 import { defaultResult, SSE_HEADERS, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 const CHUNK = 64 * 1024;
@@ -16,11 +16,7 @@ const CHUNK = 64 * 1024;
 let server: ScriptedServer | undefined;
 let upstream: HttpUpstream | undefined;
 
-afterEach(async () => {
-  await upstream?.close();
-  await server?.close();
-  upstream = server = undefined;
-});
+closeAfterEachTest();
 
 const connect = (url: string): HttpUpstream => httpUpstreamAt(url, 'files', 10_000);
 

@@ -4,20 +4,16 @@
 // was not processed), and only one new session is opened whatever order the 404s arrive in.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import type { UpstreamRequest } from '../../src/upstream/upstream.ts';
-import { httpUpstreamAt } from './http-upstream-at.ts';
+import { closeAfterEachTest, httpUpstreamAt } from './http-upstream-at.ts';
 import { defaultResult, startScriptedServer, type ScriptedServer } from './scripted-server.ts';
 
 let server: ScriptedServer | undefined;
 let upstream: HttpUpstream | undefined;
 
-afterEach(async () => {
-  await upstream?.close();
-  await server?.close();
-  upstream = server = undefined;
-});
+closeAfterEachTest();
 
 function call(message: string): UpstreamRequest {
   return { method: 'tools/call', params: { name: 'echo', arguments: { message } }, clientCapabilities: {} };

@@ -61,6 +61,14 @@ export interface ScriptedOptions {
   closeEachConnection?: boolean;
 }
 
+/** Servers started and not closed yet, for closeStartedServers. */
+const running = new Set<ScriptedServer>();
+
+/** Closes every scripted server still running (after each test). */
+export async function closeStartedServers(): Promise<void> {
+  await Promise.all([...running].map((s) => s.close()));
+}
+
 export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<ScriptedServer> {
   const received: ScriptedRequest[] = [];
   const connection = opts.closeEachConnection ? 'close' : 'keep-alive';
@@ -117,7 +125,7 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return {
+  const scripted: ScriptedServer = {
     url: `http://127.0.0.1:${port}/mcp`,
     received,
     resetNext: (method) => void resets.add(method),
@@ -129,10 +137,13 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
     openConnections: () => open.size,
     close: () =>
       new Promise<void>((r) => {
+        running.delete(scripted);
         server.closeAllConnections();
         server.close(() => r());
       }),
   };
+  running.add(scripted);
+  return scripted;
 }
 
 export function defaultResult(r: ScriptedRequest): Record<string, unknown> {
