@@ -84,7 +84,9 @@ export function mapError(e: GatewayError, modern = true): MappedError {
     case 'missing_meta':
       return { status: 400, error: { code: INVALID_PARAMS, message: `Invalid params: missing _meta key "${e.key}"` } };
     case 'method_not_found':
-      return { status: 404, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${e.method}` } };
+      // 404 in 2026-07-28 (basic/transports/streamable-http); in a 2025-11-25 session a 404
+      // means "session gone" and makes the client re-initialize, so there it is 200.
+      return { status: modern ? 404 : 200, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${e.method}` } };
     case 'invalid_params':
       return { status: 200, error: { code: INVALID_PARAMS, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
     case 'upstream_unavailable':
