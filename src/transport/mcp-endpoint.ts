@@ -63,11 +63,13 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       // (backwards compatibility)). A stale one on a request that names a modern version is
       // ignored, as 2026-07-28 servers do; any other request with an unknown id gets
       // 2025-11-25's 404, which tells it to re-initialize.
-      if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) {
+      if (!namesModernVersion(headers)) {
         return refuse({ error: session.error, era: 'legacy', principal, ...legacy.describe(msg) });
       }
     } else if (session) return await legacy.message(msg, session.value, headers, principal);
-    if (isRequest(msg) && msg.method === 'initialize') return await legacy.initialize(msg, headers, principal);
+    // An initialize that names 2026-07-28 in its header is a modern request for a method that
+    // era does not have (404 / -32601, as both SDK servers answer), not a legacy handshake.
+    if (isRequest(msg) && msg.method === 'initialize' && !namesModernVersion(headers)) return await legacy.initialize(msg, headers, principal);
     // `return await`: an async function returning a promise takes one more microtask turn.
     return await modern.message(req, msg, headers, principal);
   }
@@ -85,4 +87,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
     }
     return refuse({ error: { kind: 'method_not_allowed', method: req.method.slice(0, 20) }, era: 'modern', principal }, { allow: 'GET, POST, DELETE' });
   };
+}
+
+function namesModernVersion(headers: HeaderLookup): boolean {
+  return SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '');
 }

@@ -89,6 +89,15 @@ describe('version negotiation (MCP 2026-07-28, basic/versioning, b.4)', () => {
   });
 });
 
+describe('initialize in 2026-07-28 (MCP 2026-07-28, basic/lifecycle: no handshake)', () => {
+  it('answers initialize with modern headers and _meta as an unknown method (404 / -32601), opening no session', async () => {
+    const body = modernBody(5, 'initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } });
+    const res = await postJson(gw.url, body, modernHeaders('initialize'));
+    expectError(res, 404, -32601, undefined, 5);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+  });
+});
+
 describe('required _meta (MCP 2026-07-28, basic/index (request _meta): -32602 with HTTP 400)', () => {
   it.each([
     ['no _meta', undefined, /protocolVersion/],
