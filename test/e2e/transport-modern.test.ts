@@ -89,6 +89,14 @@ describe('version negotiation (MCP 2026-07-28, basic/versioning, b.4)', () => {
   });
 });
 
+describe("an upstream's error keeps its HTTP meaning (MCP 2026-07-28, basic/transports/streamable-http)", () => {
+  it('relays the upstream 400 / -32021 for a capability the client did not declare, with its data', async () => {
+    const res = await postJson(gw.url, call(6, 'up__elicit', {}), modernHeaders('tools/call', 'up__elicit'));
+    expectError(res, 400, -32021, undefined, 6);
+    expect(res.json.error.data.requiredCapabilities).toHaveProperty('elicitation');
+  });
+});
+
 describe('initialize in 2026-07-28 (MCP 2026-07-28, basic/lifecycle: no handshake)', () => {
   it('answers initialize with modern headers and _meta as an unknown method (404 / -32601), opening no session', async () => {
     const body = modernBody(5, 'initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } });

@@ -251,7 +251,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       case 'http_error':
         if (outcome.status === 404 && inSession) return err({ kind: 'session_not_found' });
         if (outcome.message && isErrorResponse(outcome.message)) {
-          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error });
+          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error, status: outcome.status });
         }
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
       case 'timeout':
