@@ -18,6 +18,8 @@ export interface Call {
   readonly protocolVersion: string;
   readonly clientCapabilities: JsonObject;
   readonly clientInfo?: JsonObject;
+  /** The 2025-11-25 session the call came in (legacy only), for what lives per session. */
+  readonly sessionId?: string;
   /** Who is calling (identity ring). */
   readonly principal: Principal;
   /** Authorization context that keys `private` caches: the principal's. */

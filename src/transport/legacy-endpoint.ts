@@ -64,7 +64,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     const instructions = gateway.instructions();
     const result: JsonObject = {
       protocolVersion: version,
-      capabilities: { ...gateway.capabilities(), logging: {} },
+      capabilities: gateway.legacyCapabilities(),
       serverInfo: GATEWAY_SERVER_INFO,
       ...(instructions ? { instructions } : {}),
     };
@@ -133,6 +133,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         protocolVersion: session.protocolVersion,
         clientCapabilities: session.clientCapabilities,
         ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
+        sessionId: session.id,
         principal,
         authContext: principal.authContext,
         headers,

@@ -89,6 +89,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
     signal: opts.signal,
   };
   if (call.clientInfo) full.clientInfo = call.clientInfo;
+  if (call.sessionId !== undefined) full.sessionId = call.sessionId;
   if (opts.asker) full.elicit = exchange.elicitor(opts.asker);
   if (observation) {
     full.requestId = observation.requestId;

@@ -32,6 +32,13 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+export interface Sdk1Server extends FixtureServer {
+  /** Methods received, in order (for tests of what reached the upstream). */
+  methods: string[];
+  /** Sends notifications/resources/updated to every session subscribed to `uri`. */
+  resourceUpdated(uri: string): Promise<void>;
+}
+
 /** Every event of every stream, so a reconnecting client gets what it missed. Bounded by
  * the life of one conformance run. */
 function memoryEventStore(): EventStore {
@@ -70,12 +77,11 @@ function toolList(): unknown[] {
   ];
 }
 
-function buildServer(): Server {
+function buildServer(subscribed: Set<string>): Server {
   const server = new Server(
     { name: 'conformance-sdk1', version: '1.0.0' },
     { capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} } },
   );
-  const subscribed = new Set<string>();
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList() as never }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
@@ -203,8 +209,10 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
-export async function startSdk1Server(): Promise<FixtureServer> {
+export async function startSdk1Server(): Promise<Sdk1Server> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const servers = new Map<Server, Set<string>>();
+  const methods: string[] = [];
   const eventStore = memoryEventStore();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -214,6 +222,8 @@ export async function startSdk1Server(): Promise<FixtureServer> {
     const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (req.method === 'POST') {
       const body = await readJson(req);
+      const method = (body as { method?: unknown } | undefined)?.method;
+      if (typeof method === 'string') methods.push(method);
       if (known) return known.handleRequest(req, res, body);
       if (sid !== undefined) return refuse(res, 404, 'Session not found');
       const isInit = typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
@@ -225,7 +235,11 @@ export async function startSdk1Server(): Promise<FixtureServer> {
         onsessioninitialized: (id) => void sessions.set(id, transport),
         onsessionclosed: (id) => void sessions.delete(id),
       });
-      await buildServer().connect(transport);
+      const subscribed = new Set<string>();
+      const server = buildServer(subscribed);
+      servers.set(server, subscribed);
+      transport.onclose = () => void servers.delete(server);
+      await server.connect(transport);
       return transport.handleRequest(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
@@ -244,6 +258,10 @@ export async function startSdk1Server(): Promise<FixtureServer> {
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    methods,
+    async resourceUpdated(uri) {
+      for (const [server, subscribed] of servers) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+    },
     async close() {
       await Promise.all([...sessions.values()].map((t) => t.close()));
       http.closeAllConnections();
