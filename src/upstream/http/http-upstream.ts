@@ -239,6 +239,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
+      resumable: era === 'legacy',
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
