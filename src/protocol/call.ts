@@ -32,6 +32,8 @@ export interface Call {
   readonly span?: RequestSpan;
   /** Aborted when the client disconnects (modern) or cancels (legacy). */
   readonly signal: AbortSignal;
+  /** Makes a 2025-11-25 call's answer a resumable stream now (the upstream made its own one). */
+  readonly primeStream?: (retryMs: number | undefined) => void;
   /** Progress / log notifications for this request's stream. */
   readonly notify: (n: JsonRpcNotification) => void;
   /** Legacy clients that declared elicitation: asks them on this call's stream and waits. */

@@ -35,6 +35,8 @@ export interface ExchangeInput {
   onServerRequest?: (r: JsonRpcRequest) => void;
   /** A 2025-11-25 exchange: a stream closed early may be resumed with GET + Last-Event-ID. */
   resumable?: boolean;
+  /** The upstream primed its stream for resumption (an event with an id and no data), once. */
+  onPrimed?: (retryMs: number | undefined) => void;
 }
 
 export type ExchangeOutcome =
@@ -87,6 +89,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private decoder: TextDecoder | undefined;
   private timer: NodeJS.Timeout | undefined;
   private resumes = 0;
+  private primed = false;
   private resumeTimer: NodeJS.Timeout | undefined;
   /** What the upstream's events said so far, kept across resumed streams. */
   private lastEventId: string | undefined;
@@ -173,6 +176,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   private onEvent(data: string): void {
     if (this.settled) return;
+    if (data === '' && !this.primed && this.sse?.lastEventId !== undefined) {
+      this.primed = true;
+      this.input.onPrimed?.(this.sse.retryMs);
+      return;
+    }
     const m = parseWireMessage(data);
     if (m === undefined) return;
     if (isResponseTo(m, this.id)) {

@@ -240,6 +240,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
       resumable: era === 'legacy',
+      ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
