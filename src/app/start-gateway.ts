@@ -20,6 +20,7 @@ import { createAuthenticator, type Authenticate } from '../identity/authenticate
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
 import { ok } from '../protocol/result.ts';
 import type { GatewayConfig } from '../config/types.ts';
+import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { buildListener } from '../http/listener.ts';
@@ -111,7 +112,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
   approvals.deps.event = approvalEvent;
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps });
+  const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
+  sessions.onRemoved((id) => subscriptions.dropSession(id));
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions });
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));

@@ -17,6 +17,7 @@ import type { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { ALL_SUPPORTED_VERSIONS } from '../protocol/versions.ts';
+import type { ResourceSubscriptions } from './resource-subscriptions.ts';
 
 
 
@@ -27,6 +28,8 @@ export interface Gateway {
   handle(call: Call): Promise<Handled>;
   knows(method: string, era: 'modern' | 'legacy'): boolean;
   capabilities(): JsonObject;
+  /** The capabilities a 2025-11-25 initialize answers with. */
+  legacyCapabilities(): JsonObject;
   instructions(): string | undefined;
 }
 
@@ -39,6 +42,8 @@ export interface GatewayDeps {
   validator: SchemaValidator;
   metrics?: Metrics;
   approvals?: ApprovalDeps;
+  /** resources/subscribe for 2025-11-25 sessions; unset: not served. */
+  subscriptions?: ResourceSubscriptions;
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -48,6 +53,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
     if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
     return caps;
+  };
+
+  /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), and resource
+   * subscriptions where an upstream takes them. */
+  const legacyCapabilities = (): JsonObject => {
+    const caps = capabilities();
+    if (deps.subscriptions?.offered()) caps.resources = { listChanged: true, subscribe: true };
+    return { ...caps, logging: {} };
   };
 
   const instructions = (): string | undefined => {
@@ -94,6 +107,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...common,
     ping: async () => EMPTY_RESULT,
     'logging/setLevel': async () => EMPTY_RESULT,
+    ...(deps.subscriptions ? { 'resources/subscribe': deps.subscriptions.subscribe, 'resources/unsubscribe': deps.subscriptions.unsubscribe } : {}),
   };
 
   return {
@@ -105,6 +119,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return handler(call);
     },
     capabilities,
+    legacyCapabilities,
     instructions,
   };
 }

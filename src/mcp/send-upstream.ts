@@ -43,6 +43,7 @@ async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: 
     onNotification: call.notify,
   };
   if (call.clientInfo) req.clientInfo = call.clientInfo;
+  if (call.primeStream) req.onStreamPrimed = call.primeStream;
   if (paramHeaders) req.paramHeaders = paramHeaders;
   if (trace) req.traceHeaders = definedFields(trace.headers);
   const started = performance.now();

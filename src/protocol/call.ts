@@ -18,6 +18,8 @@ export interface Call {
   readonly protocolVersion: string;
   readonly clientCapabilities: JsonObject;
   readonly clientInfo?: JsonObject;
+  /** The 2025-11-25 session the call came in (legacy only), for what lives per session. */
+  readonly sessionId?: string;
   /** Who is calling (identity ring). */
   readonly principal: Principal;
   /** Authorization context that keys `private` caches: the principal's. */
@@ -30,6 +32,8 @@ export interface Call {
   readonly span?: RequestSpan;
   /** Aborted when the client disconnects (modern) or cancels (legacy). */
   readonly signal: AbortSignal;
+  /** Makes a 2025-11-25 call's answer a resumable stream now (the upstream made its own one). */
+  readonly primeStream?: (retryMs: number | undefined) => void;
   /** Progress / log notifications for this request's stream. */
   readonly notify: (n: JsonRpcNotification) => void;
   /** Legacy clients that declared elicitation: asks them on this call's stream and waits. */

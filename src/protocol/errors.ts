@@ -32,7 +32,8 @@ export type GatewayError =
    * system error (those go to the log; src/upstream/failure-text.ts). */
   | { kind: 'upstream_unavailable'; upstream: string; reason: string }
   | { kind: 'upstream_timeout'; upstream: string; timeoutMs: number }
-  | { kind: 'upstream_error'; upstream: string; error: JsonRpcErrorObject }
+  /** `status`: the HTTP status the upstream answered with, when it said one (HTTP upstreams). */
+  | { kind: 'upstream_error'; upstream: string; error: JsonRpcErrorObject; status?: number }
   | { kind: 'internal'; message: string }
   | { kind: 'session_not_found' }
   | { kind: 'forbidden_origin'; origin: string }
@@ -57,6 +58,20 @@ function sanitizeUpstreamCode(code: number, modern: boolean): number {
   const definedReserved = code === HEADER_MISMATCH || code === MISSING_REQUIRED_CLIENT_CAPABILITY || code === UNSUPPORTED_PROTOCOL_VERSION;
   if (code <= -32020 && code >= -32099 && !definedReserved) return INTERNAL_ERROR;
   return code;
+}
+
+/**
+ * The status of an upstream's JSON-RPC error toward the client. A 2026-07-28 client gets the
+ * upstream's own error status, or, when there was none (stdio, an error inside an SSE
+ * stream), the status 2026-07-28 gives the code (basic/transports/streamable-http: 400 for
+ * -32020, -32021, -32022; 404 for -32601). A 2025-11-25 client gets 200: that era reads the
+ * error from the body, and a 404 there would tell it that its session is gone.
+ */
+function upstreamErrorStatus(code: number, status: number | undefined, modern: boolean): number {
+  if (!modern) return 200;
+  if (status !== undefined && status >= 400 && status <= 599) return status;
+  if (code === HEADER_MISMATCH || code === MISSING_REQUIRED_CLIENT_CAPABILITY || code === UNSUPPORTED_PROTOCOL_VERSION) return 400;
+  return code === METHOD_NOT_FOUND ? 404 : 200;
 }
 
 export function mapError(e: GatewayError, modern = true): MappedError {
@@ -84,7 +99,9 @@ export function mapError(e: GatewayError, modern = true): MappedError {
     case 'missing_meta':
       return { status: 400, error: { code: INVALID_PARAMS, message: `Invalid params: missing _meta key "${e.key}"` } };
     case 'method_not_found':
-      return { status: 404, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${e.method}` } };
+      // 404 in 2026-07-28 (basic/transports/streamable-http); in a 2025-11-25 session a 404
+      // means "session gone" and makes the client re-initialize, so there it is 200.
+      return { status: modern ? 404 : 200, error: { code: METHOD_NOT_FOUND, message: `Method not found: ${e.method}` } };
     case 'invalid_params':
       return { status: 200, error: { code: INVALID_PARAMS, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
     case 'upstream_unavailable':
@@ -98,7 +115,7 @@ export function mapError(e: GatewayError, modern = true): MappedError {
         error: { code: UPSTREAM_TIMEOUT, message: `Upstream "${e.upstream}" did not answer within ${e.timeoutMs} ms`, data: { upstream: e.upstream } },
       };
     case 'upstream_error':
-      return { status: 200, error: { ...e.error, code: sanitizeUpstreamCode(e.error.code, modern) } };
+      return { status: upstreamErrorStatus(e.error.code, e.status, modern), error: { ...e.error, code: sanitizeUpstreamCode(e.error.code, modern) } };
     case 'internal':
       return { status: 500, error: { code: INTERNAL_ERROR, message: `Internal error: ${e.message}` } };
     case 'session_not_found':

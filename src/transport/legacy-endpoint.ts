@@ -1,6 +1,7 @@
 // 2025-11-25 on /mcp: `initialize` seals a session into its id (legacy-sessions.ts); the
 // session's later messages are dispatched with the state it carries. A disconnect is not a
 // cancel in this era; only notifications/cancelled is (2025-11-25, basic/utilities/cancellation).
+import type { ReplayBuffers } from './sse-replay.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest, TextReply } from '../http/http-io.ts';
@@ -36,7 +37,7 @@ export interface LegacyEndpoint {
   message(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply>;
 }
 
-export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: ClientRequests }): LegacyEndpoint {
+export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: ClientRequests; replay: ReplayBuffers }): LegacyEndpoint {
   const { gateway, sessions, observer, logger, clientRequests } = deps;
   /** In-flight requests by session, then id (ids are strings or integers, so 1 and "1" stay
    * apart), so notifications/cancelled can abort them. */
@@ -64,7 +65,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     const instructions = gateway.instructions();
     const result: JsonObject = {
       protocolVersion: version,
-      capabilities: { ...gateway.capabilities(), logging: {} },
+      capabilities: gateway.legacyCapabilities(),
       serverInfo: GATEWAY_SERVER_INFO,
       ...(instructions ? { instructions } : {}),
     };
@@ -133,6 +134,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         protocolVersion: session.protocolVersion,
         clientCapabilities: session.clientCapabilities,
         ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
+        sessionId: session.id,
         principal,
         authContext: principal.authContext,
         headers,
@@ -151,6 +153,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         observer,
         observation,
         ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
+        replay: { buffers: deps.replay, sessionId: session.id },
       },
     );
   }

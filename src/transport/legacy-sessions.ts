@@ -59,7 +59,7 @@ export class LegacySessions {
   /** Digests of deleted or expired ids, with when they stop mattering. */
   private readonly deleted = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
-  private removed: ((id: string) => void) | undefined;
+  private readonly removed: ((id: string) => void)[] = [];
   private inUse: ((id: string) => boolean) | undefined;
 
   constructor(
@@ -131,12 +131,13 @@ export class LegacySessions {
     // id was used here; otherwise the longest it could still be valid).
     const issuedAt = local?.state?.issuedAt ?? this.now();
     this.deleted.set(deletedKey(id), issuedAt + SESSION_MAX_LIFETIME_MS);
-    this.removed?.(id);
+    for (const fn of this.removed) fn(id);
   }
 
-  /** Called with the id of every session that ends here, so its streams can close. */
+  /** Called with the id of every session that ends here, so its streams (and whatever else
+   * lives per session) can go. */
   onRemoved(fn: (id: string) => void): void {
-    this.removed = fn;
+    this.removed.push(fn);
   }
 
   /** A session for which `fn` is true (an open GET stream) is never idle, however quiet. */

@@ -52,6 +52,7 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
   remove = notifier.add({
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] }),
+    send: (message) => stream.send(message as unknown as JsonObject),
     session: session.id,
     close: () => stream.close(),
     ...(principal ? { principal } : {}),

@@ -17,7 +17,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import { ClientRequests } from './client-requests.ts';
 import { createLegacyEndpoint } from './legacy-endpoint.ts';
 import type { LegacySessions } from './legacy-sessions.ts';
-import { openLegacyStream } from './listen-streams.ts';
+import { KEEP_ALIVE_MS, openLegacyStream } from './listen-streams.ts';
+import { ReplayBuffers } from './sse-replay.ts';
 import { createModernEndpoint } from './modern-endpoint.ts';
 import type { Notifier } from './notifier.ts';
 
@@ -41,7 +42,10 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
   sessions.onRemoved((id) => notifier.closeSession(id));
   sessions.busyWhile((id) => notifier.hasStream(id));
   const clientRequests = new ClientRequests();
-  const legacy = createLegacyEndpoint({ ...deps, clientRequests });
+  // Resumable legacy streams (sse-replay.ts) end with their session too.
+  const replay = new ReplayBuffers();
+  sessions.onRemoved((id) => replay.dropSession(id));
+  const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay });
   const modern = createModernEndpoint(deps);
 
   async function post(req: HttpRequest, principal: Principal): Promise<HttpReply> {
@@ -63,11 +67,13 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       // (backwards compatibility)). A stale one on a request that names a modern version is
       // ignored, as 2026-07-28 servers do; any other request with an unknown id gets
       // 2025-11-25's 404, which tells it to re-initialize.
-      if (!SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '')) {
+      if (!namesModernVersion(headers)) {
         return refuse({ error: session.error, era: 'legacy', principal, ...legacy.describe(msg) });
       }
     } else if (session) return await legacy.message(msg, session.value, headers, principal);
-    if (isRequest(msg) && msg.method === 'initialize') return await legacy.initialize(msg, headers, principal);
+    // An initialize that names 2026-07-28 in its header is a modern request for a method that
+    // era does not have (404 / -32601, as both SDK servers answer), not a legacy handshake.
+    if (isRequest(msg) && msg.method === 'initialize' && !namesModernVersion(headers)) return await legacy.initialize(msg, headers, principal);
     // `return await`: an async function returning a promise takes one more microtask turn.
     return await modern.message(req, msg, headers, principal);
   }
@@ -78,11 +84,16 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       const session = legacy.lookup(req, principal);
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
-      if (req.method === 'GET') return openLegacyStream(session.value, notifier, principal);
+      // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
+      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal);
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);
     }
     return refuse({ error: { kind: 'method_not_allowed', method: req.method.slice(0, 20) }, era: 'modern', principal }, { allow: 'GET, POST, DELETE' });
   };
+}
+
+function namesModernVersion(headers: HeaderLookup): boolean {
+  return SUPPORTED_MODERN_VERSIONS.includes(headers('mcp-protocol-version')?.trim() ?? '');
 }

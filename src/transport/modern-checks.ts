@@ -1,6 +1,9 @@
 // The inbound checks of a 2026-07-28 request, in the order of MCP 2026-07-28, basic/transports/streamable-http (request headers): version header
 // present (-32020) -> version supported (-32022) -> required _meta keys (-32602/400) ->
 // headers equal the body (-32020). The method check (-32601/404) follows in the endpoint.
+// The body's version is judged only by comparing it with the header: a body that names
+// another version than a supported header is a mismatch (-32020), whether or not Gatehouse
+// speaks the body's version, as the SDK servers answer it.
 // The optional reserved keys are typed too (RequestMetaObject in the 2026-07-28 schema): a
 // malformed one is -32602 here (MCP 2026-07-28, basic/index (error codes) names "bad logLevel"), not something each upstream era
 // would judge differently (a legacy upstream never sees them, a modern one rejects them).
@@ -60,7 +63,6 @@ export function checkModernRequest(
   if (typeof version !== 'string') return err({ kind: 'missing_meta', key: META_PROTOCOL_VERSION });
   const caps = meta[META_CLIENT_CAPABILITIES];
   if (!isJsonObject(caps)) return err({ kind: 'missing_meta', key: META_CLIENT_CAPABILITIES });
-  if (!modernVersions.includes(version)) return err({ kind: 'unsupported_version', requested: version, supported: allVersions });
   const bad = badOptionalMeta(meta);
   if (bad) return err(bad);
   const params = msg.params ?? {};

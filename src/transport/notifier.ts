@@ -5,6 +5,7 @@
 // server MUST NOT broadcast a message across streams): the most recently opened one still
 // open, which is the one its client most likely still reads.
 import type { Principal } from '../identity/principal.ts';
+import type { JsonRpcNotification } from '../protocol/message.ts';
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
 
@@ -13,6 +14,8 @@ export interface ChangeListener {
   deliver(kind: ChangeKind): void;
   /** The legacy session a GET stream belongs to, so DELETE can end it. */
   session?: string;
+  /** Sends one message on the stream (legacy GET streams: resources/updated). */
+  send?: (message: JsonRpcNotification) => void;
   /** Whose stream it is: a policy change notifies only those whose lists changed. */
   principal?: Principal;
   close?: () => void;
@@ -37,6 +40,12 @@ export class Notifier {
 
   publish(kind: ChangeKind): void {
     for (const l of this.listeners) if (l.wants.has(kind) && this.receives(l)) l.deliver(kind);
+  }
+
+  /** A message for one legacy session, on the stream that gets its messages; none open: dropped
+   * (2025-11-25 servers send unsolicited messages only on a GET stream). */
+  sendToSession(session: string, message: JsonRpcNotification): void {
+    this.current.get(session)?.send?.(message);
   }
 
   /** Every listener that receives messages, for deciding per principal what to send. */

@@ -9,6 +9,7 @@ const gateway: Gateway = {
   handle: async () => ({ reply: { ok: true, value: { content: [{ type: 'text', text: 'hi' }] } }, record: {} }),
   knows: () => true,
   capabilities: () => ({}),
+  legacyCapabilities: () => ({}),
   instructions: () => undefined,
 };
 

@@ -18,6 +18,10 @@ import type { ClientRequests } from './client-requests.ts';
 import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
+import type { ReplayBuffers, ReplayLog } from './sse-replay.ts';
+
+/** What a primed stream asks a client to wait before it reconnects, when the upstream said nothing (ms). */
+const DEFAULT_RETRY_MS = 1000;
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 /** What a client is told about an exception inside the gateway; the details go to the log. */
@@ -63,6 +67,8 @@ export interface DispatchOptions {
   era: Era;
   logLevel?: string;
   onDone?: () => void;
+  /** Legacy sessions: streams that an upstream made resumable keep their events here. */
+  replay?: { buffers: ReplayBuffers; sessionId: string };
   /** Legacy sessions whose client can answer requests on the stream (elicitation). */
   asker?: { requests: ClientRequests; sessionId: string };
   /** Span, metrics and audit of this request. */
@@ -89,7 +95,9 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
     signal: opts.signal,
   };
   if (call.clientInfo) full.clientInfo = call.clientInfo;
+  if (call.sessionId !== undefined) full.sessionId = call.sessionId;
   if (opts.asker) full.elicit = exchange.elicitor(opts.asker);
+  if (opts.replay) full.primeStream = exchange.prime;
   if (observation) {
     full.requestId = observation.requestId;
     full.span = observation.span;
@@ -115,11 +123,12 @@ class Exchange {
     };
   }
 
-  private stream(): SseStream {
+  private stream(replay?: ReplayLog): SseStream {
     if (!this.sse) {
       const opts = this.opts;
       this.sse = new SseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
+        ...(replay ? { replay } : {}),
         onCancel: () => {
           if (opts.cancelOnDisconnect) opts.abort.abort();
         },
@@ -128,6 +137,15 @@ class Exchange {
     }
     return this.sse;
   }
+
+  /** The upstream made its answer a resumable stream, so this answer becomes one too: a
+   * stream with event ids, primed with the upstream's retry interval (2025-11-25). Only
+   * while nothing has been sent yet: ids cannot be given to events already written. */
+  readonly prime = (retryMs: number | undefined): void => {
+    const replay = this.opts.replay;
+    if (this.sse !== undefined || replay === undefined) return;
+    this.stream(replay.buffers.open(replay.sessionId)).prime(retryMs ?? DEFAULT_RETRY_MS);
+  };
 
   elicitor(asker: { requests: ClientRequests; sessionId: string }): NonNullable<Call['elicit']> {
     return (params, timeoutMs) => {

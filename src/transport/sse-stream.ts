@@ -10,9 +10,14 @@
 // connection is dropped and the stream ends as if the client had gone (onCancel), so a
 // modern call is cancelled upstream and a listen stream stops listening. A message is never
 // cut: the check comes before each write, so the final reply, however large, is written whole.
+//
+// Resumable streams (2025-11-25 only; sse-replay.ts): with a `replay` log every event gets an
+// id and is recorded, also after the client went away, so a GET with Last-Event-ID can give
+// it what it missed; prime() sends the id-only priming event with the retry interval first.
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../protocol/message.ts';
 import { onClientGone } from '../http/client-gone.ts';
+import type { ReplayLog } from './sse-replay.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
@@ -30,6 +35,8 @@ export interface SseOptions {
   maxUnsentBytes?: number;
   /** The client went away before the stream was closed: for HTTP that is the cancellation (MCP 2026-07-28, basic/patterns/cancellation). */
   onCancel?: () => void;
+  /** Ids and a record of every event, for resumption (2025-11-25). */
+  replay?: ReplayLog;
 }
 
 export class SseStream {
@@ -38,6 +45,8 @@ export class SseStream {
   #closed = false;
   #ended = false;
   #timer: NodeJS.Timeout | undefined;
+  /** close() was called: the stream's last event was sent (or the call ended). */
+  #finished = false;
   readonly #opts: SseOptions;
 
   constructor(opts: SseOptions = {}) {
@@ -82,10 +91,35 @@ export class SseStream {
 
   /** A message already serialized as JSON. */
   sendText(json: string): void {
-    if (!this.#closed) this.#write(`event: message\ndata: ${json}\n\n`);
+    const replay = this.#opts.replay;
+    if (replay === undefined) {
+      if (!this.#closed) this.#write(`event: message\ndata: ${json}\n\n`);
+      return;
+    }
+    if (this.#finished) return;
+    const id = replay.nextId();
+    const chunk = `id: ${id}\nevent: message\ndata: ${json}\n\n`;
+    replay.record(id, chunk);
+    if (!this.#closed) this.#write(chunk);
+  }
+
+  /** The priming event (an id and empty data) and how long a client waits before it reconnects. */
+  prime(retryMs: number): void {
+    const replay = this.#opts.replay;
+    if (replay === undefined || this.#closed) return;
+    this.#write(`id: ${replay.nextId()}\nretry: ${Math.max(0, Math.floor(retryMs))}\ndata: \n\n`);
+  }
+
+  /** An event already formatted (a replayed one). */
+  sendChunk(chunk: string): void {
+    if (!this.#closed) this.#write(chunk);
   }
 
   close(): void {
+    if (!this.#finished) {
+      this.#finished = true;
+      this.#opts.replay?.end();
+    }
     if (this.#closed) return;
     this.#stop();
     if (this.#res) this.#end();

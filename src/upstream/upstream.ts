@@ -20,6 +20,8 @@ export interface UpstreamRequest {
   traceHeaders?: Readonly<Record<string, string>>;
   /** Aborts the upstream request (client disconnect = cancel). */
   signal?: AbortSignal;
+  /** A 2025-11-25 upstream made its answer a resumable stream (primed it, with this retry). */
+  onStreamPrimed?: (retryMs: number | undefined) => void;
   /** Progress / log notifications belonging to this request. */
   onNotification?: (n: JsonRpcNotification) => void;
 }

@@ -107,6 +107,21 @@ describe('initialize and the session id (README, Protocol eras: bridging)', () =
     expect(res.json).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringMatching(/already initialized/) } });
   });
 
+  it('answers an unknown method inside a session with -32601 and HTTP 200, keeping 404 for an unknown session', async () => {
+    const sid = await openSession();
+    const res = await request(gw.url, sid, 7, 'no/such/method');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32601 } });
+    expect((await request(gw.url, sid, 8, 'ping')).status).toBe(200);
+  });
+
+  it('advertises logging, since it serves logging/setLevel', async () => {
+    const res = await postJson(gw.url, initializeBody(), BASE_HEADERS);
+    expect(res.json.result.capabilities.logging).toEqual({});
+    const sid = res.headers.get('mcp-session-id')!;
+    expect((await request(gw.url, sid, 9, 'logging/setLevel', { level: 'info' })).json).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+  });
+
   it('refuses a modern MCP-Protocol-Version inside a session with 400', async () => {
     const sid = await openSession();
     const res = await request(gw.url, sid, 6, 'tools/list', undefined, { 'mcp-protocol-version': '2026-07-28' });

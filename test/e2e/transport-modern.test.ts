@@ -67,11 +67,34 @@ describe('version negotiation (MCP 2026-07-28, basic/versioning, b.4)', () => {
     expect(res.json.error.data.supported).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
   });
 
-  it('answers an unsupported _meta version with -32022 naming it', async () => {
+  it('answers an unsupported version in header and _meta alike with -32022 naming it', async () => {
     const body = modernBody(3, 'tools/list', { _meta: { [META_VERSION]: '2099-01-01' } });
-    const res = await postJson(gw.url, body, modernHeaders('tools/list'));
+    const res = await postJson(gw.url, body, modernHeaders('tools/list', undefined, { 'mcp-protocol-version': '2099-01-01' }));
     expectError(res, 400, -32022);
     expect(res.json.error.data).toEqual({ supported: expect.arrayContaining(['2026-07-28', '2025-11-25']), requested: '2099-01-01' });
+  });
+
+  it('answers a header and _meta that name different versions with -32020, even when the _meta one is unsupported', async () => {
+    const body = modernBody(4, 'tools/list', { _meta: { [META_VERSION]: '2099-01-01' } });
+    const res = await postJson(gw.url, body, modernHeaders('tools/list'));
+    expectError(res, 400, -32020, /protocol ?version|MCP-Protocol-Version/i, 4);
+  });
+});
+
+describe("an upstream's error keeps its HTTP meaning (MCP 2026-07-28, basic/transports/streamable-http)", () => {
+  it('relays the upstream 400 / -32021 for a capability the client did not declare, with its data', async () => {
+    const res = await postJson(gw.url, call(6, 'up__elicit', {}), modernHeaders('tools/call', 'up__elicit'));
+    expectError(res, 400, -32021, undefined, 6);
+    expect(res.json.error.data.requiredCapabilities).toHaveProperty('elicitation');
+  });
+});
+
+describe('initialize in 2026-07-28 (MCP 2026-07-28, basic/lifecycle: no handshake)', () => {
+  it('answers initialize with modern headers and _meta as an unknown method (404 / -32601), opening no session', async () => {
+    const body = modernBody(5, 'initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw-test', version: '1' } });
+    const res = await postJson(gw.url, body, modernHeaders('initialize'));
+    expectError(res, 404, -32601, undefined, 5);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
   });
 });
 

@@ -69,7 +69,7 @@ describe('the endpoint on a bare listener', () => {
   }
 
   /** A gateway whose every method answers with `reply` (and records nothing). */
-  const gatewayThat = (reply: (call: Call) => Promise<Reply>): Gateway => ({ handle: async (call) => ({ reply: await reply(call), record: {} }), knows: () => true, capabilities: () => ({}), instructions: () => undefined });
+  const gatewayThat = (reply: (call: Call) => Promise<Reply>): Gateway => ({ handle: async (call) => ({ reply: await reply(call), record: {} }), knows: () => true, capabilities: () => ({}), legacyCapabilities: () => ({}), instructions: () => undefined });
 
   it('answers an exception inside the gateway with a fixed message, and logs it with the request id', async () => {
     const { port, lines } = await serve(gatewayThat(async () => {

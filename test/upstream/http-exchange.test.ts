@@ -92,6 +92,52 @@ describe('exchange over SSE', () => {
   });
 });
 
+describe('resuming a 2025-11-25 stream the upstream closed early (MCP 2025-11-25, basic/transports, resumability)', () => {
+  /** Primes with an id and `retry`, closes the POST stream, then answers a GET that carries Last-Event-ID. */
+  async function closingServer(getAnswer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ p: Pool; seen: { method: string; lastEventId?: string }[] }> {
+    const seen: { method: string; lastEventId?: string }[] = [];
+    const p = await serve((req, res) => {
+      const lastEventId = req.headers['last-event-id'];
+      seen.push({ method: req.method!, ...(typeof lastEventId === 'string' ? { lastEventId } : {}) });
+      if (req.method === 'GET') return getAnswer(req, res);
+      res.writeHead(200, SSE_HEADERS);
+      res.end('id: ev-1\nretry: 40\ndata: \n\n');
+    });
+    return { p, seen };
+  }
+
+  it('asks again with GET and Last-Event-ID after the retry interval, and takes the response from that stream', async () => {
+    const { p, seen } = await closingServer((_req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.end(`id: ev-2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { resumed: true } })}\n\n`);
+    });
+    const outcome = await exchange(input(p, { resumable: true, headers: { 'content-type': 'application/json', 'mcp-session-id': 's1' } }));
+    expect(outcome).toMatchObject({ kind: 'response', message: { id: 7, result: { resumed: true } } });
+    expect(seen.map((s) => [s.method, s.lastEventId])).toEqual([['POST', undefined], ['GET', 'ev-1']]);
+  });
+
+  it('gives up after a few resumptions of a server that keeps closing, and never resends the call', async () => {
+    const { p, seen } = await closingServer((_req, res) => {
+      res.writeHead(200, SSE_HEADERS);
+      res.end('id: ev-again\ndata: \n\n');
+    });
+    const outcome = await exchange(input(p, { resumable: true }));
+    expect(outcome).toMatchObject({ kind: 'network_error', responded: true });
+    expect(seen.map((s) => s.method)).toEqual(['POST', 'GET', 'GET', 'GET']);
+  });
+
+  it('fails as a lost stream, not a lost session, when the GET is refused', async () => {
+    const { p } = await closingServer((_req, res) => void res.writeHead(404).end());
+    expect(await exchange(input(p, { resumable: true }))).toMatchObject({ kind: 'network_error', error: { message: expect.stringMatching(/resuming the stream failed \(HTTP 404\)/) } });
+  });
+
+  it('does not resume a 2026-07-28 exchange (no resumable flag)', async () => {
+    const { p, seen } = await closingServer((_req, res) => void res.writeHead(405).end());
+    expect(await exchange(input(p))).toMatchObject({ kind: 'network_error', responded: true });
+    expect(seen.map((s) => s.method)).toEqual(['POST']);
+  });
+});
+
 describe('exchange with other answers', () => {
   it('reads a JSON body', async () => {
     const p = await serve((_req, res, body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { json: 1 } })));

@@ -55,6 +55,8 @@ export function answerSse(res: ServerResponse, headers: Record<string, string>, 
 export interface ScriptedOptions {
   script?: Script;
   idleCloseMs?: number;
+  /** The result server/discover answers with; unset: a bare 400, as a legacy server. */
+  discoverResult?: Record<string, unknown>;
   /** Awaited before an initialize is answered. */
   beforeInitialize?: (req: ScriptedRequest) => Promise<void>;
   /** Answer with `Connection: close`, so that no connection outlives its request. */
@@ -106,7 +108,10 @@ export async function startScriptedServer(opts: ScriptedOptions = {}): Promise<S
     });
   });
   const answer = async (r: ScriptedRequest, res: ServerResponse): Promise<void> => {
-    if (r.method === 'server/discover') return void res.writeHead(400, { 'content-type': 'application/json' }).end();
+    if (r.method === 'server/discover') {
+      if (opts.discoverResult) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: opts.discoverResult }));
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end();
+    }
     if (r.method === 'initialize') {
       await opts.beforeInitialize?.(r);
       const sessionId = randomUUID();

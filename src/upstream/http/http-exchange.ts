@@ -9,7 +9,12 @@
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
 // event and the response) is parsed in one pass with no stream, async iterator or extra
 // promise per call. The timeout and the caller's signal abort the request directly, without
-// an AbortController per call. Retries are the caller's business (http-upstream.ts).
+// an AbortController per call. Retries are the caller's business (http-upstream.ts), with one
+// exception that is part of the exchange itself: a `resumable` (2025-11-25) stream that the
+// upstream ends before the response, after giving its events ids, is resumed with a GET
+// carrying Last-Event-ID once the upstream's `retry` has passed (MCP 2025-11-25,
+// basic/transports (resumability and redelivery)), at most MAX_RESUMES times, within the
+// exchange's own timeout.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../protocol/message.ts';
@@ -28,6 +33,10 @@ export interface ExchangeInput {
   timeoutMs?: number;
   onNotification?: (n: JsonRpcNotification) => void;
   onServerRequest?: (r: JsonRpcRequest) => void;
+  /** A 2025-11-25 exchange: a stream closed early may be resumed with GET + Last-Event-ID. */
+  resumable?: boolean;
+  /** The upstream primed its stream for resumption (an event with an id and no data), once. */
+  onPrimed?: (retryMs: number | undefined) => void;
 }
 
 export type ExchangeOutcome =
@@ -46,6 +55,12 @@ const MAX_ERROR_BODY = 64 * 1024;
 const MAX_BODY = MAX_EVENT_LENGTH;
 const DRAIN_TIMEOUT_MS = 5000;
 const EVENT_STREAM = /^text\/event-stream/i;
+/** Resumptions of one exchange at most: a server that keeps closing streams gets no more. */
+export const MAX_RESUMES = 3;
+/** Wait before resuming when the upstream gave no `retry` (ms). */
+const DEFAULT_RETRY_MS = 1000;
+/** Longest `retry` honoured (ms); a longer one is shortened to this. */
+const MAX_RETRY_MS = 10_000;
 
 type Reading = 'headers' | 'accepted' | 'json' | 'error' | 'sse' | 'drain';
 
@@ -73,6 +88,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private sse: SseParser | undefined;
   private decoder: TextDecoder | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private resumes = 0;
+  private primed = false;
+  private resumeTimer: NodeJS.Timeout | undefined;
+  /** What the upstream's events said so far, kept across resumed streams. */
+  private lastEventId: string | undefined;
+  private retryMs: number | undefined;
   private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, this.input.signal?.reason);
 
   constructor(
@@ -125,12 +146,21 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     if (this.settled) return this.settle(undefined);
+    // A resumed stream the upstream will not give: the call was already processed, so it
+    // fails as a lost stream (never as a lost session, which would send it again).
+    if (this.resumes > 0 && this.reading !== 'sse') {
+      return this.settle({ kind: 'network_error', error: new Error(`resuming the stream failed (HTTP ${this.status})`), responded: true });
+    }
     switch (this.reading) {
       case 'accepted':
         return this.settle({ kind: 'accepted', status: this.status, headers: this.headers });
       case 'sse':
         this.sse!.push(this.decoder!.decode());
         this.sse!.end();
+        this.lastEventId = this.sse!.lastEventId ?? this.lastEventId;
+        this.retryMs = this.sse!.retryMs ?? this.retryMs;
+        if (this.settled) return this.settle(undefined);
+        if (this.input.resumable && this.lastEventId !== undefined && this.resumes < MAX_RESUMES) return this.resume(this.lastEventId);
         return this.settle({ kind: 'network_error', error: new Error('stream closed before the response arrived'), responded: true });
       case 'json':
       case 'error':
@@ -146,6 +176,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   private onEvent(data: string): void {
     if (this.settled) return;
+    if (data === '' && !this.primed && this.sse?.lastEventId !== undefined) {
+      this.primed = true;
+      this.input.onPrimed?.(this.sse.retryMs);
+      return;
+    }
     const m = parseWireMessage(data);
     if (m === undefined) return;
     if (isResponseTo(m, this.id)) {
@@ -160,6 +195,19 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     } catch (e) {
       this.stop({ kind: 'network_error', error: e as Error, responded: true }, e);
     }
+  }
+
+  /** Asks for the rest of the stream after the upstream's retry interval. */
+  private resume(lastEventId: string): void {
+    this.resumes++;
+    const { 'content-type': _type, ...rest } = this.input.headers;
+    const headers = { ...rest, accept: 'text/event-stream', 'last-event-id': lastEventId };
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      if (this.settled) return;
+      this.reading = 'headers';
+      this.input.pool.dispatch({ path: this.input.path, method: 'GET', headers, ...(this.input.timeoutMs !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {}) }, this);
+    }, Math.min(this.retryMs ?? DEFAULT_RETRY_MS, MAX_RETRY_MS));
   }
 
   private settleBody(): void {
@@ -207,6 +255,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private settle(outcome: ExchangeOutcome | undefined): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    clearTimeout(this.resumeTimer);
+    this.resumeTimer = undefined;
     if (this.settled || outcome === undefined) return;
     this.settled = true;
     this.input.signal?.removeEventListener('abort', this.onAbort);

@@ -1,5 +1,5 @@
-// A Streamable HTTP upstream: one undici pool (keep-alive), era detected by a modern
-// `server/discover` probe with legacy `initialize` fallback (MCP 2026-07-28, basic/versioning (backwards compatibility)), the answer
+// A Streamable HTTP upstream: one undici pool (keep-alive), era detected by the shared probe
+// (era-probe.ts: `server/discover`, legacy `initialize` fallback), the answer
 // cached and probed again when the upstream stops working. Legacy sessions are created,
 // reused and re-created on 404 without the downstream client noticing (README, Protocol eras: bridging).
 // Pool, credentials and resending: upstream-connection.ts; request headers:
@@ -11,7 +11,9 @@ import type { JsonObject, JsonRpcRequest } from '../../protocol/message.ts';
 import { isErrorResponse } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, isModernError, shapeParams } from '../era-shape.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { discoverParams, shapeParams } from '../era-shape.ts';
+import { probeEra } from '../era-probe.ts';
 import { encodeHeaderValue } from '../../headers/header-value.ts';
 import { headerString, type ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
@@ -21,7 +23,7 @@ import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
-import type { UpstreamRequest } from '../upstream.ts';
+import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
 
 const FIRST_REPROBE_MS = 500;
@@ -96,42 +98,48 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.headers.setSession(sessionId, legacyVersion);
   }
 
+  /** The shared era probe (era-probe.ts) over this upstream's HTTP connection. */
   private async probe(): Promise<Result<Era, GatewayError>> {
-    const disc = await this.link.post({
-      headers: this.headers.for('modern', 'server/discover'),
-      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'server/discover', params: discoverParams() },
+    let initHeaders: IncomingHttpHeaders = {};
+    const outcome = await probeEra<Unanswered | { credentials: string }>(async (method, params) => {
+      const o = await this.link.post({
+        headers: this.headers.for(method === 'initialize' ? 'legacy' : 'modern', method),
+        body: { jsonrpc: '2.0', id: this.link.nextId(), method, params },
+      });
+      switch (o.kind) {
+        case 'credentials_failed':
+          return { kind: 'failure', failure: { credentials: o.error.reason } };
+        case 'response':
+          initHeaders = o.headers;
+          return { kind: 'response', message: o.message };
+        case 'http_error':
+          return o.message && isErrorResponse(o.message) ? { kind: 'response', message: o.message } : { kind: 'no_response', why: `HTTP ${o.status}` };
+        case 'accepted':
+          return { kind: 'no_response', why: `HTTP ${o.status}` };
+        default:
+          return { kind: 'failure', failure: o };
+      }
     });
-    if (disc.kind === 'credentials_failed') return this.fail(disc.error.reason);
-    if (disc.kind !== 'response' && disc.kind !== 'http_error' && disc.kind !== 'accepted') return this.unreachable(disc);
-    if (disc.kind === 'response' && !isErrorResponse(disc.message)) {
-      this.era = 'modern';
-      this.setIdentity(identityFromDiscover(disc.message.result));
-      this.markUp();
-      this.openStream();
-      return ok('modern');
+    switch (outcome.kind) {
+      case 'failure':
+        return 'credentials' in outcome.failure ? this.fail(outcome.failure.credentials) : this.unreachable(outcome.failure);
+      case 'refused':
+        return this.fail(outcome.reason);
+      case 'modern':
+        this.era = 'modern';
+        this.setIdentity(outcome.identity);
+        this.markUp();
+        this.openStream();
+        return ok('modern');
+      case 'legacy':
+        return this.startLegacySession(outcome.identity, outcome.result, initHeaders);
     }
-    const modernErr = disc.kind === 'response' || disc.kind === 'http_error' ? disc.message : undefined;
-    if (modernErr && isErrorResponse(modernErr) && isModernError(modernErr.error)) {
-      return this.fail(`upstream speaks the modern era but rejected discovery: ${modernErr.error.message}`);
-    }
-    return this.initialize();
   }
 
-  private async initialize(): Promise<Result<Era, GatewayError>> {
-    const init = await this.link.post({
-      headers: this.headers.for('legacy', 'initialize'),
-      body: { jsonrpc: '2.0', id: this.link.nextId(), method: 'initialize', params: initializeParams() },
-    });
-    if (init.kind === 'credentials_failed') return this.fail(init.error.reason);
-    if (init.kind !== 'response' && init.kind !== 'http_error' && init.kind !== 'accepted') return this.unreachable(init);
-    if (init.kind !== 'response' || isErrorResponse(init.message)) {
-      const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : `HTTP ${init.status}`;
-      return this.fail(`neither server/discover nor initialize succeeded (${why})`);
-    }
-    const result = init.message.result;
-    this.setSession(headerString(init.headers['mcp-session-id']) || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
+  private async startLegacySession(identity: UpstreamIdentity, result: JsonObject, headers: IncomingHttpHeaders): Promise<Result<Era, GatewayError>> {
+    this.setSession(headerString(headers['mcp-session-id']) || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
     this.era = 'legacy';
-    this.setIdentity(identityFromInitialize(result));
+    this.setIdentity(identity);
     await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     this.legacyReady = true;
     this.markUp();
@@ -231,6 +239,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r),
+      resumable: era === 'legacy',
+      ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
@@ -251,7 +261,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       case 'http_error':
         if (outcome.status === 404 && inSession) return err({ kind: 'session_not_found' });
         if (outcome.message && isErrorResponse(outcome.message)) {
-          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error });
+          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error, status: outcome.status });
         }
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
       case 'timeout':

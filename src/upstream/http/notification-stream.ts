@@ -39,7 +39,9 @@ export class NotificationStream {
 
   open(): void {
     const { capabilities: caps } = this.opts;
-    if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources')) return;
+    // Resource subscriptions' updates come on this stream too (2025-11-25).
+    const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
+    if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
     void this.loop();
   }
 

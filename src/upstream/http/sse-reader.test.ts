@@ -138,3 +138,21 @@ describe('SseParser with long events', () => {
     expect(await collect(['data: 0123456789\n\n'], 20)).toEqual(['0123456789']);
   });
 });
+
+describe('SseParser: the fields a resumption needs', () => {
+  it('keeps the last event id and the last valid retry, whatever the chunking', () => {
+    const text = 'id: first\nretry: 500\ndata: \n\nid:second\nretry: soon\ndata: {}\n\n';
+    for (const size of [text.length, 1, 3]) {
+      const p = new SseParser(() => undefined);
+      for (let i = 0; i < text.length; i += size) p.push(text.slice(i, i + size));
+      p.end();
+      expect([p.lastEventId, p.retryMs]).toEqual(['second', 500]);
+    }
+  });
+
+  it('ignores an id containing NUL and fields that only start like id or retry', () => {
+    const p = new SseParser(() => undefined);
+    p.push('id: ok\nidentity: no\nretryx: 9\nid: a\0b\n\n');
+    expect([p.lastEventId, p.retryMs]).toEqual(['ok', undefined]);
+  });
+});

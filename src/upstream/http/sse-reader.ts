@@ -1,6 +1,8 @@
 // Server-Sent Events parsing (WHATWG HTML §9.2 event stream format). MCP puts one JSON-RPC
-// message in each event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)), so only `data` matters here: comment lines
-// (keep-alives), event names, ids and retry are skipped.
+// message in each event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)); the
+// last event id and the retry field are kept too, for resuming a 2025-11-25 stream the server
+// closed early (MCP 2025-11-25, basic/transports (resumability)). Comment lines (keep-alives)
+// and event names are skipped.
 //
 // `SseParser` is synchronous and takes text as it arrives: each chunk is scanned once, every
 // complete event in it is handed over at once, and only the unfinished line is kept between
@@ -17,6 +19,8 @@ const LF = 10;
 const CR = 13;
 const COLON = 58;
 const SPACE = 32;
+const ID_I = 105;
+const RETRY_R = 114;
 const STREAM = { stream: true } as const;
 
 /**
@@ -41,6 +45,10 @@ export class SseParser {
   /** Characters of the unfinished line (in `pieces`). */
   private pending = 0;
   private tooLarge = false;
+  /** The last `id` field seen (WHATWG: the last event ID buffer); undefined until one comes. */
+  lastEventId: string | undefined;
+  /** The last valid `retry` field, in milliseconds. */
+  retryMs: number | undefined;
 
   constructor(
     private readonly onData: (data: string) => void,
@@ -134,8 +142,8 @@ export class SseParser {
       this.onData(data);
       return true;
     }
-    // Only the field named exactly "data" counts; ':' first is a comment.
-    if (end - start < 4 || !buf.startsWith('data', start)) return true;
+    // Only the fields named exactly "data", "id" and "retry" count; ':' first is a comment.
+    if (end - start < 4 || !buf.startsWith('data', start)) return this.otherField(buf, start, end);
     let v = start + 4;
     if (v < end) {
       if (buf.charCodeAt(v) !== COLON) return true;
@@ -150,6 +158,29 @@ export class SseParser {
     else this.lines.push(value);
     return true;
   }
+
+  private otherField(buf: string, start: number, end: number): true {
+    const first = buf.charCodeAt(start);
+    if (first === ID_I) {
+      const id = fieldValue(buf, start, end, 'id');
+      if (id !== undefined && !id.includes('\0')) this.lastEventId = id;
+    } else if (first === RETRY_R) {
+      const retry = fieldValue(buf, start, end, 'retry');
+      if (retry !== undefined && /^\d+$/.test(retry)) this.retryMs = Number(retry);
+    }
+    return true;
+  }
+}
+
+/** `id` and `retry` (WHATWG HTML §9.2.6): an id with NUL is ignored, retry is digits only. */
+function fieldValue(buf: string, start: number, end: number, name: string): string | undefined {
+  if (!buf.startsWith(name, start)) return undefined;
+  let v = start + name.length;
+  if (v === end) return '';
+  if (buf.charCodeAt(v) !== COLON) return undefined;
+  v++;
+  if (v < end && buf.charCodeAt(v) === SPACE) v++;
+  return buf.slice(v, end);
 }
 
 /** Decodes UTF-8 chunks for a parser; a character split across chunks is carried over. */

@@ -1,7 +1,7 @@
 // A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC
 // (stdio transport). Its stderr goes to the gateway's logs; it is restarted with
-// exponential backoff when it dies and reaped when the gateway stops. Era is probed with
-// `server/discover`; any error or a timeout means legacy, then `initialize` (MCP 2026-07-28, server/discover).
+// exponential backoff when it dies and reaped when the gateway stops. Era: the shared probe
+// (era-probe.ts); a discover that times out counts as no answer, so `initialize` follows.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { StdioUpstreamConfig } from '../../config/types.ts';
@@ -10,7 +10,8 @@ import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse }
 import { isErrorResponse, isJsonObject } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { discoverParams, identityFromDiscover, identityFromInitialize, initializeParams, shapeParams } from '../era-shape.ts';
+import { shapeParams } from '../era-shape.ts';
+import { probeEra } from '../era-probe.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import type { UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
@@ -73,23 +74,21 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     createInterface({ input: child.stderr! }).on('line', (line) => this.logger.info('upstream stderr', { line: line.slice(0, 2000) }));
     createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(line));
 
-    const disc = await this.call('server/discover', discoverParams(), PROBE_TIMEOUT_MS);
+    // The shared era probe (era-probe.ts); discover waits PROBE_TIMEOUT_MS at most, as a
+    // legacy process may ignore an unknown method instead of answering it.
+    const outcome = await probeEra<never>(async (method, params) => {
+      const m = await this.call(method, params, method === 'initialize' ? this.config.timeoutMs : PROBE_TIMEOUT_MS);
+      return m instanceof Error ? { kind: 'no_response', why: m.message } : { kind: 'response', message: m };
+    });
     if (this.child !== child) return;
-    if (disc instanceof Error || isErrorResponse(disc)) {
-      const init = await this.call('initialize', initializeParams(), this.config.timeoutMs);
-      if (this.child !== child) return;
-      if (init instanceof Error || isErrorResponse(init)) {
-        this.markDown(`initialize failed: ${init instanceof Error ? init.message : init.error.message}`);
-        child.kill('SIGTERM');
-        return;
-      }
-      this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      this.era = 'legacy';
-      this.setIdentity(identityFromInitialize(init.result));
-    } else {
-      this.era = 'modern';
-      this.setIdentity(identityFromDiscover(disc.result));
+    if (outcome.kind === 'failure' || outcome.kind === 'refused') {
+      this.markDown(outcome.kind === 'refused' ? outcome.reason : 'era probe failed');
+      child.kill('SIGTERM');
+      return;
     }
+    if (outcome.kind === 'legacy') this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    this.era = outcome.kind;
+    this.setIdentity(outcome.identity);
     this.delay = this.config.restart.initialDelayMs;
     this.markUp();
   }

@@ -1,0 +1,168 @@
+// resources/subscribe and resources/unsubscribe for 2025-11-25 sessions (MCP 2025-11-25,
+// server/resources (subscriptions)): the exposed URI (prefixed, or a gatehouse:// alias) is
+// routed to the upstream that owns it and judged by policy as resources/read judges it; the
+// upstream is subscribed once per URI however many sessions subscribe (reference counted),
+// and unsubscribed when the last one unsubscribes or its session ends. The upstream's
+// notifications/resources/updated reach every subscribed session, under the URI each used.
+// Served only where the upstream itself subscribes: a 2025-11-25 upstream that advertises
+// resources.subscribe. Left to others: the GET stream that carries the notification (the
+// transport's deliver), and 2026-07-28 listen-based subscriptions. State is in memory, per
+// replica, like the session's GET stream; both bounds below are per replica.
+import type { Catalog } from '../catalog/catalog.ts';
+import { NO_RECORD, type Call, type CallRecord, type Handled } from '../protocol/call.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import { isJsonObject } from '../protocol/message.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
+import { unknownError, type Enforcer } from '../policy/enforcer.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+
+/** One session's subscriptions at most; a client that wants more has a runaway loop. */
+export const MAX_SUBSCRIPTIONS_PER_SESSION = 256;
+/** All sessions' subscriptions at most, so subscriptions cannot grow memory without bound. */
+export const MAX_SUBSCRIPTIONS = 65_536;
+
+export interface SubscriptionDeps {
+  catalog: Catalog;
+  enforcer: Enforcer;
+  upstreams: readonly Upstream[];
+  /** Sends a notification to a session's GET stream (dropped when it has none open). */
+  deliver(sessionId: string, n: JsonRpcNotification): void;
+}
+
+type Reply = Result<JsonObject, GatewayError>;
+/** `exposed`: the URI as the client spelled it (updates go out under it); `listed`: as listed. */
+type Route = { upstream: Upstream; uri: string; exposed: string; listed: string; sessionId: string };
+
+/** Upstream name + NUL + the upstream's own URI. */
+const keyOf = (upstream: string, uri: string): string => `${upstream}\u0000${uri}`;
+
+export function subscribes(u: Upstream): boolean {
+  const res = u.identity()?.capabilities.resources;
+  return u.status().era === 'legacy' && isJsonObject(res) && res.subscribe === true;
+}
+
+export class ResourceSubscriptions {
+  /** upstream key -> session -> the exposed URIs that session subscribed with. */
+  private readonly byResource = new Map<string, Map<string, Set<string>>>();
+  private readonly perSession = new Map<string, number>();
+  private total = 0;
+
+  constructor(private readonly deps: SubscriptionDeps) {
+    for (const u of deps.upstreams) {
+      u.onEvent((ev) => {
+        if (ev.type === 'resource_updated') this.updated(u.name, ev.uri);
+      });
+    }
+  }
+
+  /** Whether any upstream lets clients subscribe (the resources.subscribe capability). */
+  offered(): boolean {
+    return this.deps.upstreams.some(subscribes);
+  }
+
+  readonly subscribe = async (call: Call): Promise<Handled> => {
+    const found = await this.route(call);
+    if (!found.ok) return { reply: found, record: NO_RECORD };
+    return { reply: await this.add(found.value, call), record: recordOf(found.value) };
+  };
+
+  readonly unsubscribe = async (call: Call): Promise<Handled> => {
+    const found = await this.route(call);
+    if (!found.ok) return { reply: found, record: NO_RECORD };
+    return { reply: await this.remove(found.value, call), record: recordOf(found.value) };
+  };
+
+  private async add({ upstream, uri, exposed, sessionId }: Route, call: Call): Promise<Reply> {
+    const key = keyOf(upstream.name, uri);
+    const sessions = this.byResource.get(key);
+    if (sessions?.get(sessionId)?.has(exposed)) return ok({});
+    if ((this.perSession.get(sessionId) ?? 0) >= MAX_SUBSCRIPTIONS_PER_SESSION || this.total >= MAX_SUBSCRIPTIONS) {
+      return err({ kind: 'invalid_params', message: `Too many resource subscriptions (at most ${MAX_SUBSCRIPTIONS_PER_SESSION} per session)` });
+    }
+    if (sessions === undefined) {
+      // First subscriber: the upstream hears of it once, before the client is told yes.
+      const sent = await upstream.request({ method: 'resources/subscribe', params: { uri }, clientCapabilities: call.clientCapabilities, signal: call.signal });
+      if (!sent.ok) return sent;
+    }
+    const entry = this.byResource.get(key) ?? new Map<string, Set<string>>();
+    this.byResource.set(key, entry);
+    const uris = entry.get(sessionId) ?? new Set<string>();
+    entry.set(sessionId, uris.add(exposed));
+    this.perSession.set(sessionId, (this.perSession.get(sessionId) ?? 0) + 1);
+    this.total++;
+    return ok({});
+  }
+
+  private async remove({ upstream, uri, exposed, sessionId }: Route, call: Call): Promise<Reply> {
+    const entry = this.byResource.get(keyOf(upstream.name, uri));
+    const uris = entry?.get(sessionId);
+    // Unsubscribing from what was not subscribed to changes nothing and is not an error.
+    if (!entry || !uris?.delete(exposed)) return ok({});
+    this.forgetOne(sessionId);
+    if (uris.size === 0) entry.delete(sessionId);
+    if (entry.size === 0) return this.release(upstream, uri, call);
+    return ok({});
+  }
+
+  /** A session ended: its subscriptions go, and upstreams no one else watches are released. */
+  dropSession(sessionId: string): void {
+    if (!this.perSession.has(sessionId)) return;
+    for (const [key, entry] of this.byResource) {
+      const uris = entry.get(sessionId);
+      if (!uris) continue;
+      this.total -= uris.size;
+      entry.delete(sessionId);
+      if (entry.size > 0) continue;
+      const [name, uri] = key.split('\u0000') as [string, string];
+      const upstream = this.deps.upstreams.find((u) => u.name === name);
+      if (upstream) void this.release(upstream, uri);
+    }
+    this.perSession.delete(sessionId);
+  }
+
+  private updated(upstream: string, uri: string): void {
+    const entry = this.byResource.get(keyOf(upstream, uri));
+    if (!entry) return;
+    for (const [sessionId, uris] of entry) {
+      for (const exposed of uris) this.deps.deliver(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: exposed } });
+    }
+  }
+
+  private async release(upstream: Upstream, uri: string, call?: Call): Promise<Reply> {
+    this.byResource.delete(keyOf(upstream.name, uri));
+    const sent = await upstream.request({ method: 'resources/unsubscribe', params: { uri }, clientCapabilities: call?.clientCapabilities ?? {}, ...(call ? { signal: call.signal } : {}) });
+    return sent.ok ? ok({}) : sent;
+  }
+
+  private forgetOne(sessionId: string): void {
+    this.total--;
+    const left = (this.perSession.get(sessionId) ?? 1) - 1;
+    if (left > 0) this.perSession.set(sessionId, left);
+    else this.perSession.delete(sessionId);
+  }
+
+  /** The owner of the exposed URI, as resources/read resolves and judges it. */
+  private async route(call: Call): Promise<Result<Route, GatewayError>> {
+    const asked = call.params.uri;
+    if (typeof asked !== 'string') return err({ kind: 'invalid_params', message: `${call.method} needs a string "uri"` });
+    if (call.sessionId === undefined) return err({ kind: 'method_not_found', method: call.method });
+    const { catalog, enforcer } = this.deps;
+    const route = await catalog.routeResource(asked, call.authContext);
+    if (!route) return err(unknownError({ kind: 'resource', name: asked }));
+    const listed = (await catalog.item('resources', route.exposed, call.authContext)) ?? (await catalog.item('resourceTemplates', route.exposed, call.authContext));
+    const seen = listed ?? { item: { uri: route.exposed }, origin: { upstream: route.upstream, original: route.uri } };
+    // A resource policy hides is as missing here as in resources/read.
+    if (!enforcer.visible(call.principal, seen.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', seen.item, seen.origin)) {
+      return err(unknownError({ kind: 'resource', name: asked }));
+    }
+    const upstream = catalog.upstream(route.upstream)!;
+    if (!subscribes(upstream)) return err({ kind: 'invalid_params', message: `Resource subscriptions are not offered for ${asked}` });
+    return ok({ upstream, uri: route.uri, exposed: asked, listed: route.exposed, sessionId: call.sessionId });
+  }
+}
+
+/** The audit record's target: the resource as listed and as the upstream knows it. */
+function recordOf(r: Route): CallRecord {
+  return { target: { upstream: r.upstream.name, name: r.listed, upstreamName: r.uri } };
+}

@@ -1,0 +1,102 @@
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { REPLAY_MAX_BYTES, REPLAY_MAX_STREAMS, REPLAY_RETENTION_MS, ReplayBuffers } from './sse-replay.ts';
+import { SseStream } from './sse-stream.ts';
+
+/** What a stream writes, through a stand-in for its response (headers, chunks, end). */
+function capture(stream: SseStream): { text: () => string; ended: () => boolean } {
+  const chunks: string[] = [];
+  let ended = false;
+  const res = {
+    writableLength: 0,
+    writeHead: () => res,
+    flushHeaders: () => undefined,
+    write: (c: string) => void chunks.push(c),
+    end: () => void (ended = true),
+    on: () => res,
+    once: () => res,
+    socket: {},
+  } as unknown as ServerResponse;
+  stream.attach(res);
+  return { text: () => chunks.join(''), ended: () => ended };
+}
+
+function writer(buffers: ReplayBuffers, session: string): { stream: SseStream; ids: () => string[] } {
+  const log = buffers.open(session);
+  const ids: string[] = [];
+  const stream = new SseStream({ replay: { nextId: () => { const id = log.nextId(); ids.push(id); return id; }, record: log.record, end: log.end } });
+  return { stream, ids: () => ids };
+}
+
+describe('resumable legacy streams', () => {
+  it('replays the events after the given id to the same session, then the rest as it comes, and ends with the call', () => {
+    const buffers = new ReplayBuffers();
+    const { stream, ids } = writer(buffers, 's1');
+    stream.prime(500);
+    stream.sendText('{"n":1}');
+    stream.sendText('{"n":2}');
+    const resumed = buffers.resume('s1', ids()[1]);
+    expect(resumed).toBeDefined();
+    const out = capture(resumed!);
+    expect(out.text()).toContain('{"n":2}');
+    expect(out.text()).not.toContain('{"n":1}');
+    stream.sendText('{"n":3}');
+    expect(out.text()).toContain('{"n":3}');
+    expect(out.ended()).toBe(false);
+    stream.close();
+    expect(out.ended()).toBe(true);
+  });
+
+  it('does not resume for another session, an unknown id or a malformed one', () => {
+    const buffers = new ReplayBuffers();
+    const { stream, ids } = writer(buffers, 's1');
+    stream.prime(100);
+    expect(buffers.resume('s2', ids()[0])).toBeUndefined();
+    expect(buffers.resume('s1', '0123456789abcdef_1')).toBeUndefined();
+    expect(buffers.resume('s1', 'not-an-id')).toBeUndefined();
+    expect(buffers.resume('s1', undefined)).toBeUndefined();
+  });
+
+  it('gives no replay once events the client missed dropped out of the bounded buffer', () => {
+    const buffers = new ReplayBuffers();
+    const { stream, ids } = writer(buffers, 's1');
+    stream.prime(100);
+    const big = JSON.stringify({ pad: 'x'.repeat(REPLAY_MAX_BYTES / 2) });
+    for (let i = 0; i < 3; i++) stream.sendText(big);
+    expect(buffers.resume('s1', ids()[0])).toBeUndefined();
+    expect(buffers.resume('s1', ids()[2])).toBeDefined();
+  });
+
+  it('forgets an ended stream after the retention time, the oldest stream past the limit, and a session\'s streams when it ends', () => {
+    let now = 0;
+    const buffers = new ReplayBuffers(() => now);
+    const ended = writer(buffers, 's1');
+    ended.stream.prime(100);
+    ended.stream.close();
+    expect(buffers.resume('s1', ended.ids()[0])).toBeDefined();
+    now += REPLAY_RETENTION_MS + 1;
+    expect(buffers.resume('s1', ended.ids()[0])).toBeUndefined();
+
+    const first = writer(buffers, 's1');
+    first.stream.prime(100);
+    for (let i = 0; i < REPLAY_MAX_STREAMS; i++) writer(buffers, 's1').stream.prime(100);
+    expect(buffers.resume('s1', first.ids()[0])).toBeUndefined();
+
+    const mine = writer(buffers, 's3');
+    mine.stream.prime(100);
+    buffers.dropSession('s3');
+    expect(buffers.resume('s3', mine.ids()[0])).toBeUndefined();
+  });
+
+  it('still records what a call sends after its client went away', () => {
+    const buffers = new ReplayBuffers();
+    const { stream, ids } = writer(buffers, 's1');
+    stream.prime(100);
+    // No response attached at all: the events are recorded, and a resumption gets them.
+    stream.sendText('{"late":true}');
+    stream.close();
+    const out = capture(buffers.resume('s1', ids()[0])!);
+    expect(out.text()).toContain('{"late":true}');
+    expect(out.ended()).toBe(true);
+  });
+});

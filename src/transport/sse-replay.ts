@@ -1,0 +1,95 @@
+// Resumable SSE streams toward 2025-11-25 clients (MCP 2025-11-25, basic/transports
+// (resumability and redelivery)): the events of a call's stream get ids, are kept in a
+// bounded buffer, and a client whose stream broke comes back with GET and Last-Event-ID to
+// get what it missed and the rest as it comes. Ids name their stream ("<stream>_<n>"), and a
+// stream is found only from the session that opened it, so ids cannot be used across
+// sessions. Only a stream the upstream itself made resumable is (respond.ts primes it).
+//
+// Bounds, per replica: REPLAY_MAX_BYTES of events per stream (older ones drop out; a client
+// that asks for one of those gets a fresh stream, without replay), REPLAY_MAX_STREAMS streams
+// (the oldest go first), and an ended stream is kept REPLAY_RETENTION_MS. The state is in
+// memory: a resumption must reach the replica that served the POST, as the session's GET
+// stream does.
+import { randomBytes } from 'node:crypto';
+import { SseStream } from './sse-stream.ts';
+
+export const REPLAY_MAX_BYTES = 256 * 1024;
+export const REPLAY_MAX_STREAMS = 256;
+export const REPLAY_RETENTION_MS = 60_000;
+
+/** What a stream tells its log: the next id, each event as written, and its end. */
+export interface ReplayLog {
+  nextId(): string;
+  record(id: string, chunk: string): void;
+  end(): void;
+}
+
+interface Log {
+  session: string;
+  events: { seq: number; chunk: string }[];
+  bytes: number;
+  seq: number;
+  endedAt: number | undefined;
+  followers: Set<SseStream>;
+}
+
+const ID = /^([0-9a-f]{16})_(\d+)$/;
+
+export class ReplayBuffers {
+  private readonly logs = new Map<string, Log>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A log for a new stream of this session. */
+  open(session: string): ReplayLog {
+    this.purge();
+    while (this.logs.size >= REPLAY_MAX_STREAMS) this.logs.delete(this.logs.keys().next().value!);
+    const stream = randomBytes(8).toString('hex');
+    const log: Log = { session, events: [], bytes: 0, seq: 0, endedAt: undefined, followers: new Set() };
+    this.logs.set(stream, log);
+    return {
+      nextId: () => `${stream}_${++log.seq}`,
+      record: (id, chunk) => this.record(log, Number(ID.exec(id)?.[2] ?? log.seq), chunk),
+      end: () => {
+        log.endedAt = this.now();
+        for (const f of log.followers) f.close();
+        log.followers.clear();
+      },
+    };
+  }
+
+  /** The stream a Last-Event-ID continues: the events after it, then the rest as it comes.
+   * Undefined when this session has no such stream or its events are no longer all held. */
+  resume(session: string, lastEventId: string | undefined, keepAliveMs?: number): SseStream | undefined {
+    if (lastEventId === undefined) return undefined;
+    this.purge();
+    const m = ID.exec(lastEventId.trim());
+    const log = m ? this.logs.get(m[1]!) : undefined;
+    if (!log || log.session !== session) return undefined;
+    const after = Number(m![2]);
+    const first = log.events[0]?.seq ?? log.seq + 1;
+    if (after + 1 < first) return undefined;
+    const stream = new SseStream({ ...(keepAliveMs ? { keepAliveMs } : {}), onCancel: () => log.followers.delete(stream) });
+    for (const e of log.events) if (e.seq > after) stream.sendChunk(e.chunk);
+    if (log.endedAt !== undefined) stream.close();
+    else log.followers.add(stream);
+    return stream;
+  }
+
+  /** A session that ended takes its streams with it. */
+  dropSession(session: string): void {
+    for (const [id, log] of this.logs) if (log.session === session) this.logs.delete(id);
+  }
+
+  private record(log: Log, seq: number, chunk: string): void {
+    log.events.push({ seq, chunk });
+    log.bytes += chunk.length;
+    while (log.bytes > REPLAY_MAX_BYTES && log.events.length > 0) log.bytes -= log.events.shift()!.chunk.length;
+    for (const f of log.followers) f.sendChunk(chunk);
+  }
+
+  private purge(): void {
+    const t = this.now();
+    for (const [id, log] of this.logs) if (log.endedAt !== undefined && t - log.endedAt > REPLAY_RETENTION_MS) this.logs.delete(id);
+  }
+}

@@ -1,0 +1,101 @@
+// Resumable call streams for 2025-11-25 clients, end to end with raw HTTP against a real SDK
+// 1.x server that makes its own streams resumable (an event store; its test_reconnection tool
+// closes its stream before answering). Through Gatehouse the call's answer is a stream too:
+// primed (an id, empty data, the upstream's retry) and with ids on every event; a client
+// whose stream broke comes back with GET and Last-Event-ID and gets the rest, the response
+// included (MCP 2025-11-25, basic/transports, resumability and redelivery). Which session
+// may resume what, and the bounds: src/transport/sse-replay.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
+import { postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+
+let server: Sdk1Server;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  server = await startSdk1Server();
+  gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${server.url}", prefix: "" }\n`);
+  await gw.waitUp();
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await server?.close();
+});
+
+const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function openSession(): Promise<string> {
+  const init = await postJson(gw.url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, BASE);
+  const sid = init.headers.get('mcp-session-id')!;
+  await postJson(gw.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...BASE, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+  return sid;
+}
+
+interface RawEvent {
+  id?: string;
+  retry?: string;
+  data: string;
+}
+
+/** Reads raw SSE events until `done` says so or the stream ends. */
+async function readEvents(res: Response, done: (events: RawEvent[]) => boolean): Promise<RawEvent[]> {
+  const events: RawEvent[] = [];
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  while (!done(events)) {
+    const { value, done: ended } = await reader.read();
+    if (ended) break;
+    buf += value;
+    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+      const e: RawEvent = { data: '' };
+      for (const line of buf.slice(0, i).split('\n')) {
+        const [field, ...rest] = line.split(':');
+        const v = rest.join(':').replace(/^ /, '');
+        if (field === 'id') e.id = v;
+        else if (field === 'retry') e.retry = v;
+        else if (field === 'data') e.data += v;
+      }
+      buf = buf.slice(i + 2);
+      if (e.id !== undefined || e.data !== '') events.push(e);
+    }
+  }
+  await reader.cancel().catch(() => undefined);
+  return events;
+}
+
+const callReconnection = (sid: string, id: number, signal?: AbortSignal) =>
+  fetch(gw.url, {
+    method: 'POST',
+    headers: { ...BASE, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }),
+    ...(signal ? { signal } : {}),
+  });
+
+const answerOf = (events: RawEvent[], id: number) => events.find((e) => e.data !== '' && JSON.parse(e.data).id === id);
+
+describe('a resumable upstream stream, relayed to a 2025-11-25 client', () => {
+  it('answers with a primed stream: an id and the retry first, then events with ids, the response last', async () => {
+    const sid = await openSession();
+    const res = await callReconnection(sid, 1);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await readEvents(res, (ev) => answerOf(ev, 1) !== undefined);
+    expect(events[0]).toMatchObject({ id: expect.any(String), retry: '500', data: '' });
+    const answer = answerOf(events, 1)!;
+    expect(answer.id).toEqual(expect.any(String));
+    expect(answer.id).not.toBe(events[0]!.id);
+    expect(JSON.parse(answer.data).result.content[0].text).toMatch(/completed/);
+  });
+
+  it('gives a client that lost its stream the rest, response included, on GET with Last-Event-ID', async () => {
+    const sid = await openSession();
+    const abort = new AbortController();
+    const res = await callReconnection(sid, 2, abort.signal);
+    const [priming] = await readEvents(res, (ev) => ev.length >= 1);
+    abort.abort();
+    const resumed = await fetch(gw.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25', 'last-event-id': priming!.id! } });
+    expect(resumed.status).toBe(200);
+    const events = await readEvents(resumed, (ev) => answerOf(ev, 2) !== undefined);
+    expect(JSON.parse(answerOf(events, 2)!.data).result.content[0].text).toMatch(/completed/);
+  });
+});
