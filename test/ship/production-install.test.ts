@@ -65,10 +65,12 @@ describe('the packed tarball', () => {
 describe('the installed gatehouse command', () => {
   const gatehouse = (): string => join(app, 'node_modules/.bin/gatehouse');
 
-  it('prints its help', async () => {
-    const help = await runCliToEnd(['--help'], { command: gatehouse(), cwd: app, env });
+  it('prints its version and help', async () => {
+    const version = await runCliToEnd(['--version'], { command: gatehouse(), cwd: app, env });
+    expect(version).toEqual({ code: 0, stdout: `${PKG.version}\n`, stderr: '' });
+    const help = await runCliToEnd(['serve', '--help'], { command: gatehouse(), cwd: app, env });
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('gatehouse serve');
+    expect(help.stdout).toMatch(/^usage: gatehouse serve/);
   });
 
   it('serves an SDK upstream over HTTP and server-everything over stdio to both SDK clients', async () => {
