@@ -33,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return (await import('./cli/serve.ts')).serveCommand(rest);
+    case 'config':
+      return (await import('./cli/config-command.ts')).configCommand(rest);
     case 'policy':
       return (await import('./cli/policy-command.ts')).policyCommand(rest);
     case 'key':

@@ -7,6 +7,7 @@
 
 export const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   serve: [],
+  config: ['check'],
   policy: ['check', 'explain', 'test', 'pin'],
   audit: ['verify', 'tail', 'query'],
   key: ['hash'],
@@ -16,6 +17,7 @@ const TOP = `gatehouse — an MCP gateway
 
 usage:
   gatehouse serve --config FILE [--host HOST] [--port PORT]
+  gatehouse config check [--config FILE]        (every problem of a config and its files)
   gatehouse key hash [--prefixed] < key         (the SHA-256 to put in identity.apiKeys)
   gatehouse policy check|explain|test|pin ...   (gatehouse policy --help)
   gatehouse audit verify|tail|query ...         (gatehouse audit --help)
@@ -41,6 +43,23 @@ options:
   -h, --help          this help
 
 environment: GATEHOUSE_LOG_LEVEL=debug|info|warn|error (JSON logs on stderr), OTEL_* (traces)
+`,
+  config: `usage: gatehouse config check [--config FILE]
+
+  check   validate a gateway config and every file it refers to (gatehouse config check --help)
+`,
+  'config check': `usage: gatehouse config check [--config FILE]
+
+Validates the config FILE as \`gatehouse serve\` would load it, and every file it refers to:
+API key lists and JWKS files, header and secret files of upstreams, the working directory
+and command of stdio upstreams, the audit directory, and the policy directory (its rules and
+pins, and the shape of its *.test.yaml files). Every problem of every stage is reported in
+one run, one line each (file:line:column /path: message), on stderr. Starts nothing and
+contacts no upstream. Exit 0 valid (a summary on stdout), 2 any problem.
+
+options:
+  -c, --config FILE   the gateway config; default ./gatehouse.yaml
+  -h, --help          this help
 `,
   policy: `usage:
   gatehouse policy check [--dir DIR] [--default-effect deny|allow]
