@@ -117,16 +117,33 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
   const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
 
-  // Upstreams start in the background: the gateway serves while they come up.
-  for (const u of upstreams) void u.start();
+  // Everything but the listener and the upstreams, closed in the order the parts depend on.
+  const closeParts = async (): Promise<void> => {
+    sessions.close();
+    await enforcement.close();
+    await approvals.close();
+    await audit.close();
+    await tracing.shutdown().catch(() => undefined);
+  };
 
   // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
   // above the configured limit so the gateway's check, which says which limit, answers first.
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
-    s.once('error', reject);
-    s.listen(config.listen.port, config.listen.host, () => resolve(s));
-  });
+  // Listening comes before the upstreams start: an address that is taken (EADDRINUSE) or
+  // not allowed (EACCES) must fail the start with no child spawned and nothing left open,
+  // so that `serve` exits at once instead of running headless.
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
+      s.once('error', reject);
+      s.listen(config.listen.port, config.listen.host, () => resolve(s));
+    });
+  } catch (e) {
+    await closeParts();
+    throw e;
+  }
+  // Upstreams start in the background: the gateway serves while they come up.
+  for (const u of upstreams) void u.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
@@ -140,11 +157,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
         server.close(() => r());
         server.closeAllConnections();
       });
-      sessions.close();
-      await enforcement.close();
-      await approvals.close();
-      await audit.close();
-      await tracing.shutdown().catch(() => undefined);
+      await closeParts();
       await Promise.all(upstreams.map((u) => u.close()));
     },
     killChildren() {

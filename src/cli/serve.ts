@@ -7,6 +7,12 @@ import { loadConfig } from '../config/load-config.ts';
 import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { startGateway } from '../app/start-gateway.ts';
 
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the address is already in use (another process listens there); stop it, or choose another port with --port or listen.port',
+  EACCES: 'permission denied (ports below 1024 need privileges); choose another port with --port or listen.port',
+  EADDRNOTAVAIL: 'no interface of this machine has that address; check --host or listen.host',
+};
+
 export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -50,8 +56,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
     // Only the listen socket's own failure (EADDRINUSE, EACCES on a low port) is about the
     // address; the audit directory, policy watch and the like fail before it and say so.
-    const listening = (e as NodeJS.ErrnoException).syscall === 'listen';
-    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}` : 'cannot start'}: ${(e as Error).message}\n`);
+    // startGateway has closed what it opened and started no upstream, so returning exits.
+    const error = e as NodeJS.ErrnoException;
+    const listening = error.syscall === 'listen';
+    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}: ${LISTEN_FAILURES[error.code ?? ''] ?? error.message}` : `cannot start: ${error.message}`}\n`);
     return 1;
   }
   const running = gateway;
