@@ -8,10 +8,15 @@ import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { startGateway } from '../app/start-gateway.ts';
 
 const LISTEN_FAILURES: Readonly<Record<string, string>> = {
-  EADDRINUSE: 'the address is already in use (another process listens there); stop it, or choose another port with --port or listen.port',
-  EACCES: 'permission denied (ports below 1024 need privileges); choose another port with --port or listen.port',
-  EADDRNOTAVAIL: 'no interface of this machine has that address; check --host or listen.host',
+  EADDRINUSE: 'another process listens there: stop it, or choose another port with --port or listen.port',
+  EACCES: 'ports below 1024 need privileges: choose another port with --port or listen.port',
+  EADDRNOTAVAIL: 'no interface of this machine has that address: check --host or listen.host',
 };
+
+function hintFor(code: string | undefined): string {
+  const hint = LISTEN_FAILURES[code ?? ''];
+  return hint === undefined ? '' : `; ${hint}`;
+}
 
 export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
 
@@ -59,7 +64,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     // startGateway has closed what it opened and started no upstream, so returning exits.
     const error = e as NodeJS.ErrnoException;
     const listening = error.syscall === 'listen';
-    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}: ${LISTEN_FAILURES[error.code ?? ''] ?? error.message}` : `cannot start: ${error.message}`}\n`);
+    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}: ${error.message}${hintFor(error.code)}` : `cannot start: ${error.message}`}\n`);
     return 1;
   }
   const running = gateway;
