@@ -86,6 +86,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const metrics = createMetrics({
+    processMetrics: config.metrics.processMetrics,
     pendingApprovals: () => pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name),
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),

@@ -135,6 +135,18 @@ export const CONFIG_SCHEMA = {
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
+    metrics: {
+      description: 'What GET /metrics serves besides the gateway\'s own metrics.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        processMetrics: {
+          description: 'Also the Node.js process metrics (process_*, nodejs_*: CPU, memory, heap, event-loop lag, GC, handles). Default false.',
+          default: false,
+          type: 'boolean',
+        },
+      },
+    },
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -257,6 +269,7 @@ export interface RawConfig {
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
   audit?: unknown;
+  metrics?: { processMetrics?: boolean };
   upstreams: RawUpstream[];
 }
 

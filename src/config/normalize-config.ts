@@ -103,6 +103,7 @@ export function normalizeConfig(
       : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
     validation: { arguments: raw.validation?.arguments ?? true, outputs: raw.validation?.outputs ?? 'warn' },
     rateLimits: normalizeRateLimits(raw, issues),
+    metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
     upstreams,
   };
   const audit = normalizeAuditConfig(raw.audit, baseDir);

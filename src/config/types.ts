@@ -111,5 +111,7 @@ export interface GatewayConfig {
   approvals: ApprovalsConfig | undefined;
   /** On by default: JSON Lines beside the config file (see docs/audit.md). */
   audit: AuditConfig;
+  /** GET /metrics: whether the Node.js process metrics are served too. */
+  metrics: { processMetrics: boolean };
   upstreams: readonly UpstreamConfig[];
 }

@@ -65,6 +65,10 @@ describe('the complete example', () => {
     await client.close();
   });
 
+  it('serves the process metrics it turns on', async () => {
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+  });
+
   it('refuses a caller without a key', async () => {
     await expect(connectModernClient(`${base}/mcp`)).rejects.toThrow();
     const r = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
