@@ -22,6 +22,7 @@ import { ok } from '../protocol/result.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { DrainState } from '../http/drain-state.ts';
 import { buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
@@ -38,7 +39,10 @@ export interface RunningGateway {
   port: number;
   upstreams: readonly Upstream[];
   notifier: Notifier;
+  /** Stops at once: connections cut, then everything closed. */
   close(): Promise<void>;
+  /** Stops gracefully (SIGTERM): see drain() below and config `shutdown`. */
+  drain(): Promise<void>;
   /** Synchronous last resort at process exit: kills stdio children. */
   killChildren(): void;
 }
@@ -116,7 +120,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
+  const drainState = new DrainState();
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes], drain: drainState });
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -143,6 +148,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     await closeParts();
     throw e;
   }
+  // Once, whether close() or drain() (or both: a second signal) got there first.
+  let finished: Promise<void> | undefined;
+  const finish = (): Promise<void> =>
+    (finished ??= (async () => {
+      await closeParts();
+      await Promise.all(upstreams.map((u) => u.close()));
+    })());
   // Upstreams start in the background: the gateway serves while they come up.
   for (const u of upstreams) void u.start();
   const port = (server.address() as AddressInfo).port;
@@ -154,12 +166,29 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     upstreams,
     notifier,
     async close() {
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
-      await closeParts();
-      await Promise.all(upstreams.map((u) => u.close()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
+      await finish();
+    },
+    // Readiness goes first, so load balancers stop sending traffic while it is still served;
+    // then no new connections, listen and GET streams ended (clients reconnect elsewhere),
+    // and the requests in flight finish before the audit trail is flushed and children stop.
+    async drain() {
+      const { drainDelayMs, deadlineMs } = config.shutdown;
+      drainState.begin();
+      logger.info('draining: /readyz answers 503, still serving', { drainDelayMs, deadlineMs });
+      if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      notifier.closeAll();
+      if (!(await drainState.settled(deadlineMs))) {
+        logger.warn('drain deadline passed: closing the connections of requests still in flight', { inFlight: drainState.inFlight, deadlineMs });
+      }
+      server.closeAllConnections();
+      await closed;
+      await finish();
+      logger.info('drained');
     },
     killChildren() {
       for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();

@@ -33,8 +33,9 @@ const HELP: Readonly<Record<string, string>> = {
 Starts the gateway with the config FILE: the MCP endpoint (listen.path, /mcp by default),
 /healthz, /readyz, /metrics and the approvals console on one port. A config that does not
 load exits 2 with every problem; an address that cannot be listened on, or an audit
-directory another gateway holds, exits 1 at once. SIGTERM or SIGINT stops it; SIGHUP
-reloads the policy.
+directory another gateway holds, exits 1 at once. SIGTERM or SIGINT drains it (/readyz
+503 at once, still serving for shutdown.drainDelay, then in-flight requests get
+shutdown.deadline); a second signal stops it at once. SIGHUP reloads the policy.
 
 options:
   -c, --config FILE   the gateway config (YAML); required

@@ -18,6 +18,9 @@ function hintFor(code: string | undefined): string {
   return hint === undefined ? '' : `; ${hint}`;
 }
 
+// What closing may take after the drain before the process gives up on it.
+const FORCE_AFTER_MS = 10_000;
+
 export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -69,18 +72,27 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const running = gateway;
   process.on('exit', () => running.killChildren());
+  // The first signal drains (config `shutdown`); a second one stops at once. Either way a
+  // stop that hangs (a stalled disk, a child that ignores SIGTERM) is ended by the timer.
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string): void => {
-      logger.info('shutting down', { signal });
       const force = setTimeout(() => {
         running.killChildren();
         process.exit(1);
-      }, 10_000);
+      }, stopping ? FORCE_AFTER_MS : config.shutdown.drainDelayMs + config.shutdown.deadlineMs + FORCE_AFTER_MS);
       force.unref();
-      void running.close().then(resolve);
+      if (stopping) {
+        logger.info('stopping at once', { signal });
+        void running.close().then(resolve);
+        return;
+      }
+      stopping = true;
+      logger.info('shutting down', { signal });
+      void running.drain().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   });
   return 0;
 }

@@ -135,6 +135,15 @@ export const CONFIG_SCHEMA = {
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
+    shutdown: {
+      description: 'How SIGTERM (and SIGINT) stop the gateway: /readyz answers 503 at once, the listener keeps serving for drainDelay (so load balancers take this replica out), then takes no new connections and ends listen streams, and requests in flight get until deadline to finish.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        drainDelay: duration('How long the gateway keeps serving after the signal, with /readyz at 503.', '0s'),
+        deadline: duration('How long requests in flight may then take to finish before their connections are closed.', '10s'),
+      },
+    },
     metrics: {
       description: 'What GET /metrics serves besides the gateway\'s own metrics.',
       type: 'object',
@@ -269,6 +278,7 @@ export interface RawConfig {
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
   audit?: unknown;
+  shutdown?: { drainDelay?: RawDuration; deadline?: RawDuration };
   metrics?: { processMetrics?: boolean };
   upstreams: RawUpstream[];
 }

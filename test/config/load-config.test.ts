@@ -87,6 +87,7 @@ describe('parseConfig: valid configs', () => {
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
       audit: DEFAULT_AUDIT,
+      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: true },
       upstreams: [
         {
@@ -132,6 +133,7 @@ describe('parseConfig: valid configs', () => {
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
       audit: DEFAULT_AUDIT,
+      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: false },
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
@@ -204,7 +206,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, metrics, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, upstreams)',
       },
     ]);
   });
