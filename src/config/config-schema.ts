@@ -13,6 +13,7 @@ import { AUDIT_CONFIG_SCHEMA } from '../audit/audit-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { durationSchema, type RawDuration } from './duration.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
+import { METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
   RATE_LIMITS_CONFIG_SCHEMA,
@@ -135,27 +136,8 @@ export const CONFIG_SCHEMA = {
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
-    shutdown: {
-      description: 'How SIGTERM (and SIGINT) stop the gateway: /readyz answers 503 at once, the listener keeps serving for drainDelay (so load balancers take this replica out), then takes no new connections and ends listen streams, and requests in flight get until deadline to finish.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        drainDelay: duration('How long the gateway keeps serving after the signal, with /readyz at 503.', '0s'),
-        deadline: duration('How long requests in flight may then take to finish before their connections are closed.', '10s'),
-      },
-    },
-    metrics: {
-      description: 'What GET /metrics serves besides the gateway\'s own metrics.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        processMetrics: {
-          description: 'Also the Node.js process metrics (process_*, nodejs_*: CPU, memory, heap, event-loop lag, GC, handles). Default false.',
-          default: false,
-          type: 'boolean',
-        },
-      },
-    },
+    shutdown: SHUTDOWN_CONFIG_SCHEMA,
+    metrics: METRICS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
