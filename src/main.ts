@@ -1,33 +1,49 @@
 // Process edge: argv -> command. Nothing here writes to stdout (help text is src/cli's).
-import { auditCommand } from './cli/audit-command.ts';
-import { policyCommand } from './cli/policy-command.ts';
-import { keyCommand } from './cli/key-command.ts';
-import { serveCommand } from './cli/serve.ts';
-import { printHelp, USAGE } from './cli/usage.ts';
-
+// Each command's module is imported only when that command runs, so `--help`, `--version`
+// and the small commands do not load the whole gateway first.
+import { helpRequested, helpText, helpTopic } from './cli/help.ts';
+import { packageVersion } from './cli/version.ts';
 
 // @hono/node-server reports aborted requests with console.info; stdout is not for logs.
 console.info = (...args: unknown[]) => process.stderr.write(`${args.map(String).join(' ')}\n`);
 
+const USAGE = helpText('') ?? '';
+
+/** Help for the command path in `words`, or for the words after `help`. 0 printed, 2 unknown. */
+function printHelp(words: readonly string[]): number {
+  const topic = helpTopic(words);
+  const text = topic === undefined ? undefined : helpText(topic);
+  if (text === undefined) {
+    process.stderr.write(`gatehouse: no help for "${words.join(' ')}"\n${USAGE}`);
+    return 2;
+  }
+  process.stdout.write(text);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'help') return printHelp(rest);
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  // `gatehouse policy frob --help` is left to the dispatcher, which names the unknown word.
+  if (helpRequested(argv) && helpTopic(argv) !== undefined) return printHelp(argv);
   switch (command) {
     case 'serve':
-      return serveCommand(rest);
+      return (await import('./cli/serve.ts')).serveCommand(rest);
+    case 'config':
+      return (await import('./cli/config-command.ts')).configCommand(rest);
     case 'policy':
-      return policyCommand(rest);
+      return (await import('./cli/policy-command.ts')).policyCommand(rest);
     case 'key':
-      return keyCommand(rest);
+      return (await import('./cli/key-command.ts')).keyCommand(rest);
     case 'audit':
-      return auditCommand(rest);
+      return (await import('./cli/audit-command.ts')).auditCommand(rest);
     case undefined:
       process.stderr.write(USAGE);
       return 2;
-    case 'help':
-    case '--help':
-    case '-h':
-      printHelp();
-      return 0;
     default:
       process.stderr.write(`gatehouse: unknown command "${command}"\n${USAGE}`);
       return 2;

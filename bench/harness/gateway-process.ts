@@ -33,6 +33,9 @@ export interface GatewayProcess {
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
+// A profiled gateway runs the TypeScript sources through tsx, whose source maps the dump
+// below saves, so profile positions read as src/ file:line (bin/ runs the compiled dist/).
+const SOURCE_MAIN = join(REPO_ROOT, 'src/main.ts');
 const SOURCE_MAP_DUMP = fileURLToPath(new URL('../profile/source-map-dump.ts', import.meta.url));
 
 interface Readiness {
@@ -60,7 +63,7 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
     ...extraFlags,
     ...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`, '--import', 'tsx', '--import', SOURCE_MAP_DUMP] : []),
   ];
-  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, BIN, 'serve', '--config', configFile, '--port', String(port)], {
+  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, opts.profileDir ? SOURCE_MAIN : BIN, 'serve', '--config', configFile, '--port', String(port)], {
     cwd: REPO_ROOT,
     env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'warn', ...(opts.profileDir ? { BENCH_SOURCE_MAP_DIR: opts.profileDir } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -23,6 +23,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import { DrainState } from '../http/drain-state.ts';
 import { buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
@@ -39,7 +40,10 @@ export interface RunningGateway {
   port: number;
   upstreams: readonly Upstream[];
   notifier: Notifier;
+  /** Stops at once: connections cut, then everything closed. */
   close(): Promise<void>;
+  /** Stops gracefully (SIGTERM): see drain() below and config `shutdown`. */
+  drain(): Promise<void>;
   /** Synchronous last resort at process exit: kills stdio children. */
   killChildren(): void;
 }
@@ -87,6 +91,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const metrics = createMetrics({
+    processMetrics: config.metrics.processMetrics,
     pendingApprovals: () => pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name),
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
@@ -118,18 +123,43 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes] });
+  const drainState = new DrainState();
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes], drain: drainState });
 
-  // Upstreams start in the background: the gateway serves while they come up.
-  for (const u of upstreams) void u.start();
+  // Everything but the listener and the upstreams, closed in the order the parts depend on.
+  const closeParts = async (): Promise<void> => {
+    sessions.close();
+    await enforcement.close();
+    await approvals.close();
+    await audit.close();
+    await tracing.shutdown().catch(() => undefined);
+  };
 
   // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
   // above the configured limit so the gateway's check, which says which limit, answers first.
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
-    s.once('error', reject);
-    s.listen(config.listen.port, config.listen.host, () => resolve(s));
-  });
+  // Listening comes before the upstreams start: an address that is taken (EADDRINUSE) or
+  // not allowed (EACCES) must fail the start with no child spawned and nothing left open,
+  // so that `serve` exits at once instead of running headless.
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
+      s.once('error', reject);
+      s.listen(config.listen.port, config.listen.host, () => resolve(s));
+    });
+  } catch (e) {
+    await closeParts();
+    throw e;
+  }
+  // Once, whether close() or drain() (or both: a second signal) got there first.
+  let finished: Promise<void> | undefined;
+  const finish = (): Promise<void> =>
+    (finished ??= (async () => {
+      await closeParts();
+      await Promise.all(upstreams.map((u) => u.close()));
+    })());
+  // Upstreams start in the background: the gateway serves while they come up.
+  for (const u of upstreams) void u.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
@@ -139,16 +169,29 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     upstreams,
     notifier,
     async close() {
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
-      sessions.close();
-      await enforcement.close();
-      await approvals.close();
-      await audit.close();
-      await tracing.shutdown().catch(() => undefined);
-      await Promise.all(upstreams.map((u) => u.close()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
+      await finish();
+    },
+    // Readiness goes first, so load balancers stop sending traffic while it is still served;
+    // then no new connections, listen and GET streams ended (clients reconnect elsewhere),
+    // and the requests in flight finish before the audit trail is flushed and children stop.
+    async drain() {
+      const { drainDelayMs, deadlineMs } = config.shutdown;
+      drainState.begin();
+      logger.info('draining: /readyz answers 503, still serving', { drainDelayMs, deadlineMs });
+      if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      notifier.closeAll();
+      if (!(await drainState.settled(deadlineMs))) {
+        logger.warn('drain deadline passed: closing the connections of requests still in flight', { inFlight: drainState.inFlight, deadlineMs });
+      }
+      server.closeAllConnections();
+      await closed;
+      await finish();
+      logger.info('drained');
     },
     killChildren() {
       for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();

@@ -23,6 +23,7 @@
 // that missed its deadline but landed later takes off it: loss-ledger.ts.
 import type { Logger } from '../telemetry/logger.ts';
 import type { AuditConfig } from './audit-config.ts';
+import { lockAuditDir, type AuditDirLock } from './audit-dir-lock.ts';
 import { AuditFileWriter, type AppendResult } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
 import { AuditUnavailableError, gapEvent, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
@@ -51,14 +52,22 @@ interface Pending {
   reject(error: Error): void;
 }
 
-/** Resumes the chain in config.dir and returns a sink ready to record. */
+/** Takes the directory's lock (audit-dir-lock.ts: one gateway per audit directory), resumes
+ * the chain in config.dir and returns a sink ready to record; closing it releases the lock. */
 export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps): Promise<JsonlAuditSink> {
   const logger = deps.logger.child({ component: 'audit' });
-  const writer = await AuditFileWriter.open(
-    { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles },
-    logger,
-  );
-  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now);
+  const lock = await lockAuditDir(config.dir, { logger });
+  let writer: AuditFileWriter;
+  try {
+    writer = await AuditFileWriter.open(
+      { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles },
+      logger,
+    );
+  } catch (e) {
+    await lock.release();
+    throw e;
+  }
+  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now, lock);
 }
 
 export class JsonlAuditSink implements MeasuredAuditTrail {
@@ -80,7 +89,10 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   /** What the write that timed out held, until it settles. */
   #late: LateWrite | undefined;
 
-  constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number) {
+  #lock: AuditDirLock | undefined;
+
+  constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number, lock?: AuditDirLock) {
+    this.#lock = lock;
     this.#config = config;
     this.#writer = writer;
     this.#appender = new TimedAppender(writer, config.writeTimeoutMs, (late) => this.#landedLate(late));
@@ -148,6 +160,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#failAll(this.#queue.splice(0));
     // A stalled disk must not hold shutdown forever.
     if (!(await this.#appender.close())) this.#logger.error('audit: closing the audit file timed out; a write is stalled', { file: this.#config.file });
+    await this.#lock?.release();
   }
 
   #depth(): number {

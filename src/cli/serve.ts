@@ -7,6 +7,20 @@ import { loadConfig } from '../config/load-config.ts';
 import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { startGateway } from '../app/start-gateway.ts';
 
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'another process listens there: stop it, or choose another port with --port or listen.port',
+  EACCES: 'ports below 1024 need privileges: choose another port with --port or listen.port',
+  EADDRNOTAVAIL: 'no interface of this machine has that address: check --host or listen.host',
+};
+
+function hintFor(code: string | undefined): string {
+  const hint = LISTEN_FAILURES[code ?? ''];
+  return hint === undefined ? '' : `; ${hint}`;
+}
+
+// What closing may take after the drain before the process gives up on it.
+const FORCE_AFTER_MS = 10_000;
+
 export const SERVE_USAGE = 'usage: gatehouse serve --config FILE [--host HOST] [--port PORT]';
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -50,24 +64,35 @@ export async function serveCommand(argv: string[]): Promise<number> {
     }
     // Only the listen socket's own failure (EADDRINUSE, EACCES on a low port) is about the
     // address; the audit directory, policy watch and the like fail before it and say so.
-    const listening = (e as NodeJS.ErrnoException).syscall === 'listen';
-    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}` : 'cannot start'}: ${(e as Error).message}\n`);
+    // startGateway has closed what it opened and started no upstream, so returning exits.
+    const error = e as NodeJS.ErrnoException;
+    const listening = error.syscall === 'listen';
+    process.stderr.write(`gatehouse: ${listening ? `cannot listen on ${config.listen.host}:${config.listen.port}: ${error.message}${hintFor(error.code)}` : `cannot start: ${error.message}`}\n`);
     return 1;
   }
   const running = gateway;
   process.on('exit', () => running.killChildren());
+  // The first signal drains (config `shutdown`); a second one stops at once. Either way a
+  // stop that hangs (a stalled disk, a child that ignores SIGTERM) is ended by the timer.
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string): void => {
-      logger.info('shutting down', { signal });
       const force = setTimeout(() => {
         running.killChildren();
         process.exit(1);
-      }, 10_000);
+      }, stopping ? FORCE_AFTER_MS : config.shutdown.drainDelayMs + config.shutdown.deadlineMs + FORCE_AFTER_MS);
       force.unref();
-      void running.close().then(resolve);
+      if (stopping) {
+        logger.info('stopping at once', { signal });
+        void running.close().then(resolve);
+        return;
+      }
+      stopping = true;
+      logger.info('shutting down', { signal });
+      void running.drain().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   });
   return 0;
 }

@@ -13,6 +13,7 @@ import { AUDIT_CONFIG_SCHEMA } from '../audit/audit-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { durationSchema, type RawDuration } from './duration.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
+import { METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
   RATE_LIMITS_CONFIG_SCHEMA,
@@ -135,6 +136,8 @@ export const CONFIG_SCHEMA = {
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
+    shutdown: SHUTDOWN_CONFIG_SCHEMA,
+    metrics: METRICS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -257,6 +260,8 @@ export interface RawConfig {
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
   audit?: unknown;
+  shutdown?: { drainDelay?: RawDuration; deadline?: RawDuration };
+  metrics?: { processMetrics?: boolean };
   upstreams: RawUpstream[];
 }
 

@@ -1,8 +1,11 @@
 // Boot-time config loading: read the file, parse YAML keeping positions, validate against
-// CONFIG_SCHEMA, interpolate ${ENV}, normalize with defaults, check what a schema cannot,
-// freeze. Each stage reports all of its problems at once as one ConfigError whose issues
-// point into the file; a later stage runs only on what the earlier ones accepted.
-// Starting upstreams, and whether `command` or `cwd` exist, are left to upstream/.
+// CONFIG_SCHEMA, interpolate ${ENV}, normalize with defaults (reading the files the config
+// names), check what a schema cannot, freeze. Every stage runs and reports all of its
+// problems in one ConfigError whose issues point into the file: when the schema rejects
+// some values, the later stages run on the rest of the document (prune-document.ts), and a
+// later problem at, inside or around a value an earlier stage already blamed is left out
+// as its likely consequence. Starting upstreams, and whether `command` or `cwd` exist, are
+// left to upstream/ (and to `gatehouse config check`, check-referenced-files.ts).
 
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
@@ -12,7 +15,8 @@ import { CONFIG_SCHEMA, type RawConfig } from './config-schema.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import { interpolateEnv } from './interpolate-env.ts';
 import { normalizeConfig, type ConfigOverrides } from './normalize-config.ts';
-import { createSchemaCheck } from './schema-issues.ts';
+import { pruneDocument, relatedPaths } from './prune-document.ts';
+import { createSchemaCheck, type SchemaIssue } from './schema-issues.ts';
 import { createPositionLookup, type PositionLookup } from './source-position.ts';
 import type { GatewayConfig } from './types.ts';
 
@@ -31,15 +35,26 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   overrides: ConfigOverrides = {},
 ): GatewayConfig {
+  const { config, issues } = collectConfigFile(file, env, overrides);
+  if (config === undefined) throw new ConfigError(issues);
+  return config;
+}
+
+/** loadConfig without throwing: every problem of every stage (gatehouse config check). */
+export function collectConfigFile(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): CollectedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? '';
     const reason = READ_FAILURES[code] ?? (err as Error).message;
-    throw new ConfigError([{ file, path: '', message: `cannot read the config file: ${reason}` }]);
+    return { config: undefined, partial: undefined, issues: [{ file, path: '', message: `cannot read the config file: ${reason}` }] };
   }
-  return parseConfig(text, file, env, overrides);
+  return collectConfig(text, file, env, overrides);
 }
 
 /** loadConfig without the disk: `file` names the source in messages and anchors `cwd`. */
@@ -49,10 +64,34 @@ export function parseConfig(
   env: NodeJS.ProcessEnv = process.env,
   overrides: ConfigOverrides = {},
 ): GatewayConfig {
+  const { config, issues } = collectConfig(text, file, env, overrides);
+  if (config === undefined) throw new ConfigError(issues);
+  return config;
+}
+
+export interface CollectedConfig {
+  /** The frozen config, when there is no problem at all. */
+  config: GatewayConfig | undefined;
+  /** What normalisation made of the part the schema accepted (not frozen, possibly
+   * incomplete): enough to find the files the config names. Undefined when nothing was left. */
+  partial: GatewayConfig | undefined;
+  issues: ConfigIssue[];
+  /** An issue at a path of `partial`, placed in the file as written (with `partial`). */
+  issueAt?: (path: string, message: string) => ConfigIssue;
+}
+
+/** Every problem of every stage, without throwing (gatehouse config check). */
+export function collectConfig(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): CollectedConfig {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const stop = (issues: ConfigIssue[]): CollectedConfig => ({ config: undefined, partial: undefined, issues });
   if (doc.errors.length > 0) {
-    throw new ConfigError(
+    return stop(
       doc.errors.map((e) => {
         const { line, col } = lines.linePos(e.pos[0]);
         return { file, path: '', line, column: col, message: `invalid YAML: ${e.message}` };
@@ -60,40 +99,73 @@ export function parseConfig(
     );
   }
   if (doc.contents === null) {
-    throw new ConfigError([
-      { file, path: '', message: 'the file is empty; expected a mapping with at least `upstreams`' },
-    ]);
+    return stop([{ file, path: '', message: 'the file is empty; expected a mapping with at least `upstreams`' }]);
   }
   let data: unknown;
   try {
     data = doc.toJS();
   } catch (err) {
     // yaml refuses alias bombs here ("excessive alias count").
-    throw new ConfigError([{ file, path: '', message: `invalid YAML: ${(err as Error).message}` }]);
+    return stop([{ file, path: '', message: `invalid YAML: ${(err as Error).message}` }]);
   }
 
   const locate = createPositionLookup(doc, lines);
   const issue = (path: string, message: string, atKey = false): ConfigIssue =>
     withPosition({ file, path, message }, locate, atKey);
 
+  const issues: ConfigIssue[] = [];
+  // Paths (in the document as written) an earlier stage has reported a problem at.
+  const blamed: string[] = [];
+  const report = (path: string, message: string, atKey = false, fromCommandLine = false): void => {
+    if (blamed.some((b) => relatedPaths(b, path))) return;
+    issues.push(fromCommandLine ? { file, path, message } : issue(path, message, atKey));
+  };
+
   const schemaIssues = checkConfigSchema(data);
   const interpolated = interpolateEnv(data, env);
-  failIfAny([
-    ...schemaIssues.map((i) => issue(i.path, i.message, i.atKey)),
-    ...interpolated.issues.map((i) => issue(i.path, i.message)),
-  ]);
+  for (const i of schemaIssues) issues.push(issue(i.path, i.message, i.atKey));
+  for (const i of interpolated.issues) issues.push(issue(i.path, i.message));
+  blamed.push(...schemaIssues.map((i) => i.path), ...interpolated.issues.map((i) => i.path));
 
-  const { config, issues } = normalizeConfig(interpolated.value as RawConfig, file, overrides);
-  failIfAny(issues.map((i) => (i.fromCommandLine ? { file, path: i.path, message: i.message } : issue(i.path, i.message))));
-  failIfAny(checkConfig(config).map((i) => issue(i.path, i.message, i.atKey)));
-  return deepFreeze(config);
+  // The schema judges the document as written (interpolation only ever yields strings where
+  // it accepted strings), so the part it accepts is found there and cut the same way from
+  // the interpolated document, whose shape is the same.
+  const pruned = acceptedPointers(data, schemaIssues);
+  const accepted = pruned === undefined ? undefined : pruneDocument(interpolated.value, pruned);
+  if (accepted === undefined) return { config: undefined, partial: undefined, issues };
+  const { config, issues: normalizeIssues } = normalizeConfig(accepted.value as RawConfig, file, overrides);
+  const normalized = normalizeIssues.map((i) => ({ ...i, path: i.fromCommandLine ? i.path : accepted.toOriginal(i.path) }));
+  for (const i of normalized) report(i.path, i.message, false, i.fromCommandLine === true);
+  blamed.push(...normalized.map((i) => i.path));
+  for (const i of checkConfig(config)) report(accepted.toOriginal(i.path), i.message, i.atKey);
+  return {
+    config: issues.length === 0 ? deepFreeze(config) : undefined,
+    partial: config,
+    issues,
+    issueAt: (path, message) => issue(accepted.toOriginal(path), message),
+  };
+}
+
+// Pruning an item can make its parent invalid in turn (a required key gone, an array left
+// empty), so the schema runs again on what is left until it passes; a handful of rounds is
+// always enough for the config's depth.
+const MAX_PRUNE_ROUNDS = 8;
+
+function acceptedPointers(data: unknown, first: readonly SchemaIssue[]): ReadonlySet<string> | undefined {
+  const pruned = new Set(first.map((i) => i.path));
+  for (let round = 0; round < MAX_PRUNE_ROUNDS; round++) {
+    const part = pruneDocument(data, pruned);
+    if (part === undefined) return undefined;
+    const more = checkConfigSchema(part.value);
+    if (more.length === 0) return pruned;
+    const before = pruned.size;
+    for (const i of more) pruned.add(part.toOriginal(i.path));
+    if (pruned.size === before) return undefined;
+  }
+  return undefined;
 }
 
 function withPosition(base: ConfigIssue, locate: PositionLookup, atKey: boolean): ConfigIssue {
   const position = locate(base.path, atKey);
   return position === undefined ? base : { ...base, line: position.line, column: position.column };
-}
-
-function failIfAny(issues: ConfigIssue[]): void {
-  if (issues.length > 0) throw new ConfigError(issues);
 }

@@ -41,6 +41,8 @@ const DEFAULTS = {
   listTtl: '60s',
   initialDelay: '500ms',
   maxDelay: '30s',
+  drainDelay: '0s',
+  shutdownDeadline: '10s',
 } as const;
 
 export function normalizeConfig(
@@ -103,6 +105,11 @@ export function normalizeConfig(
       : { dir: path.resolve(baseDir, raw.policy.dir ?? 'policies'), defaultEffect: raw.policy.defaultEffect ?? 'deny', watch: raw.policy.watch ?? true },
     validation: { arguments: raw.validation?.arguments ?? true, outputs: raw.validation?.outputs ?? 'warn' },
     rateLimits: normalizeRateLimits(raw, issues),
+    shutdown: {
+      drainDelayMs: ms(raw.shutdown?.drainDelay, DEFAULTS.drainDelay, ['shutdown', 'drainDelay']),
+      deadlineMs: ms(raw.shutdown?.deadline, DEFAULTS.shutdownDeadline, ['shutdown', 'deadline']),
+    },
+    metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
     upstreams,
   };
   const audit = normalizeAuditConfig(raw.audit, baseDir);

@@ -111,5 +111,9 @@ export interface GatewayConfig {
   approvals: ApprovalsConfig | undefined;
   /** On by default: JSON Lines beside the config file (see docs/audit.md). */
   audit: AuditConfig;
+  /** SIGTERM: keep serving (readyz 503) for drainDelayMs, then give requests deadlineMs to finish. */
+  shutdown: { drainDelayMs: number; deadlineMs: number };
+  /** GET /metrics: whether the Node.js process metrics are served too. */
+  metrics: { processMetrics: boolean };
   upstreams: readonly UpstreamConfig[];
 }

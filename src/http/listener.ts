@@ -6,6 +6,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { limitBody } from './body-limit.ts';
+import type { DrainState } from './drain-state.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './http-io.ts';
 import { errorResponse } from './replies.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Sub-apps with their own authentication (the approvals console and callbacks). */
   extraRoutes?: readonly Hono[];
+  /** Requests in flight and whether the gateway is draining (drain-state.ts). */
+  drain?: DrainState;
 }
 
 export function buildApp(deps: AppDeps): Hono {
@@ -38,6 +41,8 @@ export function buildApp(deps: AppDeps): Hono {
   }
   app.get('/readyz', (c) => {
     const upstreams = deps.upstreams.map((u) => u.status());
+    // Draining: still serving, but no longer to be sent new traffic.
+    if (deps.drain?.draining === true) return c.json({ status: 'draining', config: deps.config.file, upstreams }, 503);
     // Ready means config loaded and serving; per-upstream health is reported, and the
     // gateway stays ready while any upstream is up (one down never takes the rest).
     const anyUp = upstreams.length === 0 || upstreams.some((u) => u.state === 'up');
@@ -72,7 +77,12 @@ export function buildListener(deps: AppDeps): RequestListener {
     if (res.headersSent) res.destroy();
     else writeReply(res, errorResponse({ kind: 'internal', message: 'internal error' }, { era: 'modern' }));
   };
+  const drain = deps.drain;
   return (req: IncomingMessage, res: ServerResponse) => {
+    if (drain !== undefined) {
+      drain.track(res);
+      if (drain.draining) res.setHeader('connection', 'close');
+    }
     if (pathOf(req.url ?? '/') !== path) {
       void rest(req, res);
       return;

@@ -41,6 +41,7 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   remove = notifier.add({
     wants,
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } }),
+    close: () => stream.close(),
     ...(principal ? { principal } : {}),
   });
   return stream;

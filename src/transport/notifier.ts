@@ -61,6 +61,14 @@ export class Notifier {
     }
   }
 
+  /** Ends every stream (shutdown): each listener is removed and its stream closed. */
+  closeAll(): void {
+    for (const l of [...this.listeners]) {
+      this.delete(l);
+      l.close?.();
+    }
+  }
+
   size(): number {
     return this.listeners.size;
   }

@@ -83,9 +83,11 @@ describe('transports', () => {
 });
 
 describe('HTTP upstream headers', () => {
-  it('rejects headers the gateway computes and invalid header names', () => {
+  it('rejects headers the gateway computes and invalid header names, all in one run', () => {
     const text = 'upstreams:\n  - name: a\n    url: http://h\n    headers: { Mcp-Session-Id: x, Content-Type: y, "Bad Name": z }\n';
     expect(errorLines(text)).toEqual([
+      'gatehouse.yaml:4:16 /upstreams/0/headers/Mcp-Session-Id: header "Mcp-Session-Id" is set by the gateway and cannot be configured',
+      'gatehouse.yaml:4:35 /upstreams/0/headers/Content-Type: header "Content-Type" is set by the gateway and cannot be configured',
       'gatehouse.yaml:4:52 /upstreams/0/headers/Bad Name: invalid key "Bad Name": expected an HTTP header name (RFC 9110 token)',
     ]);
     expect(errorLines(text.replace(', "Bad Name": z', ''))).toEqual([

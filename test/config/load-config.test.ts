@@ -54,6 +54,7 @@ allowedOrigins: ["https://app.example.com", "*"]
 limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 }
 listDeadline: 2s
 sessions: { secret: "\${GATEHOUSE_SESSION_SECRET}", idleTimeout: 5m }
+metrics: { processMetrics: true }
 upstreams:
   - name: weather
     url: http://127.0.0.1:9001/mcp
@@ -86,6 +87,8 @@ describe('parseConfig: valid configs', () => {
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
       audit: DEFAULT_AUDIT,
+      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
+      metrics: { processMetrics: true },
       upstreams: [
         {
           kind: 'http',
@@ -130,6 +133,8 @@ describe('parseConfig: valid configs', () => {
       validation: { arguments: true, outputs: 'warn' },
       rateLimits: { store: 'memory' },
       audit: DEFAULT_AUDIT,
+      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
+      metrics: { processMetrics: false },
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
@@ -201,7 +206,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, upstreams)',
       },
     ]);
   });

@@ -45,8 +45,10 @@ function gatehouse(args: string[], timeoutMs = 20_000): Promise<Outcome> {
   );
 }
 
+// Each config in a directory of its own, so gateways started at once (describe.concurrent)
+// keep their audit trails (audit/ beside the config) apart: one audit directory, one gateway.
 function configFile(name: string, text: string): string {
-  const file = join(work, name);
+  const file = join(mkdtempSync(join(work, 'config-')), name);
   writeFileSync(file, text);
   return file;
 }
