@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp, type CliRun } from '../harness/cli-process.ts';
-import { freePort, REPO_ROOT } from '../harness/gateway.ts';
-import { until } from '../harness/policy-env.ts';
+import { REPO_ROOT } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
+
 
 const CONFIG = join(REPO_ROOT, 'examples/complete/gatehouse.yaml');
 const ALICE = { 'x-api-key': 'demo-alice-7f3c9a1e5b2d4f6a8c0e' };
@@ -24,7 +25,7 @@ let base: string;
 beforeAll(async () => {
   const [weatherPort, port] = [await freePort(), await freePort()];
   const weather = runCli(['--import', 'tsx', join(REPO_ROOT, 'examples/weather-server.ts')], { command: process.execPath, env: { PORT: String(weatherPort) } });
-  await until('the weather example to listen', () => weather.stderr().includes('weather example listening'), 20_000);
+  await expect.poll(() => weather.stderr().includes('weather example listening'), { message: 'the weather example to listen', timeout: 20_000 }).toBe(true);
   base = `http://127.0.0.1:${port}`;
   env = {
     GATEHOUSE_APPROVAL_KEY: randomBytes(32).toString('hex'),
@@ -35,7 +36,7 @@ beforeAll(async () => {
   };
   gateway = runCli(['serve', '--config', CONFIG, '--port', String(port)], { env });
   await waitForHttp(gateway, `${base}/healthz`);
-  await until('both upstreams up', async () => ((await (await fetch(`${base}/readyz`)).json()) as { upstreams: { state: string }[] }).upstreams.every((u) => u.state === 'up'), 20_000);
+  await expect.poll(async () => ((await (await fetch(`${base}/readyz`)).json()) as { upstreams: { state: string }[] }).upstreams.every((u) => u.state === 'up'), { message: 'both upstreams up', timeout: 20_000 }).toBe(true);
 }, 60_000);
 
 afterAll(() => {
@@ -80,10 +81,10 @@ describe('the complete example', () => {
     const call = client.callTool({ name: 'everything__gzip-file-as-resource', arguments: { name: 'x.gz', data: 'https://example.invalid/' } });
     type Pending = { approvals: { id: string; name: string; principal: { subject: string } }[] };
     let list: Pending = { approvals: [] };
-    await until('the call to wait for approval', async () => {
+    await expect.poll(async () => {
       list = (await (await fetch(`${base}/approvals/api/pending`, { headers: { authorization: `Bearer ${CAROL}` } })).json()) as Pending;
       return list.approvals.length === 1;
-    }, 10_000);
+    }, { message: 'the call to wait for approval', timeout: 10_000 }).toBe(true);
     expect(list.approvals[0]).toMatchObject({ name: 'everything__gzip-file-as-resource', principal: { subject: 'alice' } });
     const decided = await fetch(`${base}/approvals/${list.approvals[0]!.id}/decision`, {
       method: 'POST',

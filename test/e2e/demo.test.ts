@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp } from '../harness/cli-process.ts';
-import { freePort, REPO_ROOT } from '../harness/gateway.ts';
+import { REPO_ROOT } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
 
 const auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-demo-audit-'));
 const holders: Server[] = [];

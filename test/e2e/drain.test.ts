@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp, type CliRun } from '../harness/cli-process.ts';
-import { freePort, modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
-import { until } from '../harness/policy-env.ts';
+import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
+
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-drain-'));
 const auditDir = join(dir, 'audit');
@@ -47,7 +48,7 @@ describe('gatehouse serve on SIGTERM', () => {
     const listenEnded = listen.text();
 
     const slowCall = postJson(mcp, modernBody('slow-1', 'tools/call', { name: 'up__slow', arguments: { ms: 5000 } }), modernHeaders('tools/call', 'up__slow'));
-    await until('the slow call to reach the upstream', () => upstream.received.some((r) => (r.body as { params?: { name?: string } })?.params?.name === 'slow'), 10_000);
+    await expect.poll(() => upstream.received.some((r) => (r.body as { params?: { name?: string } })?.params?.name === 'slow'), { message: 'the slow call to reach the upstream', timeout: 10_000 }).toBe(true);
 
     // Load: a few callers in a loop, until each has been served at least once after readiness went.
     let notReady = false;
@@ -69,13 +70,13 @@ describe('gatehouse serve on SIGTERM', () => {
       }
     };
     const workers = [0, 1, 2].map(worker);
-    await until('load to be served', () => upstream.received.length > 10, 10_000);
+    await expect.poll(() => upstream.received.length > 10, { message: 'load to be served', timeout: 10_000 }).toBe(true);
 
     gateway.child.kill('SIGTERM');
-    await until('/readyz to answer 503', async () => (await fetch(`${base}/readyz`)).status === 503, 2_000);
+    await expect.poll(async () => (await fetch(`${base}/readyz`)).status === 503, { message: '/readyz to answer 503', timeout: 2_000 }).toBe(true);
     notReady = true;
     expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: 'draining' });
-    await until('calls to be served while draining', () => servedWhileDraining.length >= 6, 10_000);
+    await expect.poll(() => servedWhileDraining.length >= 6, { message: 'calls to be served while draining', timeout: 10_000 }).toBe(true);
     stop = true;
     await Promise.all(workers);
     expect(failures).toEqual([]);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp } from '../harness/cli-process.ts';
-import { freePort, REPO_ROOT } from '../harness/gateway.ts';
+import { REPO_ROOT } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-shared-audit-'));
 afterAll(() => {

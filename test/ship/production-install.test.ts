@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp } from '../harness/cli-process.ts';
-import { EVERYTHING_SERVER, freePort, REPO_ROOT } from '../harness/gateway.ts';
+import { EVERYTHING_SERVER, REPO_ROOT } from '../harness/gateway.ts';
+import { freePort } from '../harness/free-port.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'gatehouse-ship-'));
 const app = join(work, 'app');
