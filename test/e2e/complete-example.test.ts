@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { killStarted, runCli, runCliToEnd, waitForHttp, type CliRun } from '../harness/cli-process.ts';
 import { REPO_ROOT } from '../harness/gateway.ts';
@@ -25,7 +25,7 @@ let base: string;
 beforeAll(async () => {
   const [weatherPort, port] = [await freePort(), await freePort()];
   const weather = runCli(['--import', 'tsx', join(REPO_ROOT, 'examples/weather-server.ts')], { command: process.execPath, env: { PORT: String(weatherPort) } });
-  await expect.poll(() => weather.stderr().includes('weather example listening'), { message: 'the weather example to listen', timeout: 20_000 }).toBe(true);
+  await vi.waitUntil(() => weather.stderr().includes('weather example listening'), { timeout: 20_000, interval: 25 });
   base = `http://127.0.0.1:${port}`;
   env = {
     GATEHOUSE_APPROVAL_KEY: randomBytes(32).toString('hex'),
@@ -36,7 +36,7 @@ beforeAll(async () => {
   };
   gateway = runCli(['serve', '--config', CONFIG, '--port', String(port)], { env });
   await waitForHttp(gateway, `${base}/healthz`);
-  await expect.poll(async () => ((await (await fetch(`${base}/readyz`)).json()) as { upstreams: { state: string }[] }).upstreams.every((u) => u.state === 'up'), { message: 'both upstreams up', timeout: 20_000 }).toBe(true);
+  await vi.waitUntil(async () => ((await (await fetch(`${base}/readyz`)).json()) as { upstreams: { state: string }[] }).upstreams.every((u) => u.state === 'up'), { timeout: 20_000, interval: 25 });
 }, 60_000);
 
 afterAll(() => {
