@@ -97,7 +97,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
-      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped, writtenTotal: st.written, syncsTotal: st.syncs };
+      const since = st.retainedSince === undefined ? Number.NaN : Date.parse(st.retainedSince);
+      return {
+        lagSeconds: st.lagMs / 1000,
+        droppedTotal: st.dropped,
+        writtenTotal: st.written,
+        syncsTotal: st.syncs,
+        rotationsTotal: st.rotations,
+        filesDeletedTotal: st.filesDeleted,
+        retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
+      };
     },
     logger,
   });
