@@ -25,6 +25,10 @@ export interface CallTarget {
   /** Exposed name, or URI for resources. */
   name: string;
   upstreamName: string;
+  /** A resource read that no list names but a template accounts for: the template's uriTemplate.
+   * The read is judged under the template too (a hidden template hides its reads), and rate
+   * limits key on it, so distinct uris of one template share one bucket. */
+  template?: string;
   item?: JsonObject;
   arguments?: JsonObject;
   params?: Readonly<Record<string, HeaderParamValue>>;
@@ -62,15 +66,18 @@ export function unknownError(target: { kind: ActionKind; name: string }): Gatewa
 }
 
 function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): string {
+  // Per item: a templated resource counts as its template, or every distinct uri a client
+  // makes up would get a bucket of its own.
+  const item = target.template ?? target.name;
   switch (rl.per) {
     case 'principal':
       return `${rl.id}\u0000p\u0000${principal.authContext}`;
     case 'tool':
-      return `${rl.id}\u0000t\u0000${target.name}`;
+      return `${rl.id}\u0000t\u0000${item}`;
     case 'upstream':
       return `${rl.id}\u0000u\u0000${target.upstream}`;
     case 'principal+tool':
-      return `${rl.id}\u0000pt\u0000${principal.authContext}\u0000${target.name}`;
+      return `${rl.id}\u0000pt\u0000${principal.authContext}\u0000${item}`;
   }
 }
 
@@ -150,6 +157,11 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
       const p = policy.current();
       if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) {
         return ok({ effect: 'deny', ruleId: 'quarantine', reason: `${target.name} is quarantined: its definition no longer matches its pin` });
+      }
+      if (target.template !== undefined) {
+        // A template the caller may not see hides every uri it accounts for.
+        const hidden = p.decide(principal, { kind: 'resourceTemplate', operation: 'list', upstream: target.upstream, name: target.template, upstreamName: target.template });
+        if (hidden.effect === 'deny') return ok(hidden);
       }
       const action: PolicyAction = { kind: target.kind, operation: 'call', upstream: target.upstream, name: target.name, upstreamName: target.upstreamName };
       if (target.arguments) action.arguments = target.arguments;
