@@ -15,7 +15,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind, Decision, PolicyAction, RateLimitRef } from './decision.ts';
 import type { PolicyRuntime } from './policy-runtime.ts';
-import { toolDefinitionHash } from './tool-definition-hash.ts';
+import { toolDefinitionHash, type PinVersion } from './tool-definition-hash.ts';
 
 const ACTION_KIND: Readonly<Record<ListKind, ActionKind>> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' };
 
@@ -97,7 +97,8 @@ export type QuarantineChange = (tool: { name: string; upstream: string; upstream
 
 export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimiter; logger: Logger; onQuarantineChange?: QuarantineChange }): Enforcer {
   const { policy, limiter, logger } = deps;
-  const hashes = new WeakMap<JsonObject, string>();
+  // Per pin version: a definition hashes once for each format some pin asks for.
+  const hashes: Record<PinVersion, WeakMap<JsonObject, string>> = { 1: new WeakMap(), 2: new WeakMap() };
   // Quarantined tools by name, with the pin they failed and the hash last seen: a tool is
   // announced when it enters quarantine and when its definition goes back to the pinned
   // hash, and logged again when it changes once more. A new pin starts afresh: the policy
@@ -112,12 +113,13 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
   /** A pinned tool whose definition changed is quarantined until the pin is updated. */
   const quarantined = (p: CompiledPolicy, kind: ActionKind, name: string, item: JsonObject | undefined, upstream: string, upstreamName: string): boolean => {
     if (kind !== 'tool' || !item) return false;
-    const pin = p.pins.get(name);
-    if (pin === undefined) return false;
-    let hash = hashes.get(item);
+    const pinned = p.pins.get(name);
+    if (pinned === undefined) return false;
+    const pin = pinned.sha256;
+    let hash = hashes[pinned.version].get(item);
     if (hash === undefined) {
-      hash = toolDefinitionHash(item);
-      hashes.set(item, hash);
+      hash = toolDefinitionHash(item, pinned.version);
+      hashes[pinned.version].set(item, hash);
     }
     const entry = held.get(name);
     const before = entry?.pin === pin ? entry.hash : undefined;
