@@ -107,6 +107,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
         syncsTotal: st.syncs,
         rotationsTotal: st.rotations,
         filesDeletedTotal: st.filesDeleted,
+        cutTotal: st.cut,
         retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
       };
     },

@@ -92,6 +92,8 @@ export interface AuditSinkStats {
   /** seq of the last line on disk. */
   lastSeq: number;
   rotations: number;
+  /** Records in which a string over audit.maxStringBytes was cut (cap-strings.ts). */
+  cut: number;
   /** Rotated files deleted by rotate.maxFiles (each one announced by an audit_rotated event). */
   filesDeleted: number;
   /** Time of the first record of the oldest file still on disk: how far back the kept history

@@ -86,7 +86,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #failure: { reason: AuditUnavailableReason; error: string } | undefined;
   #losses: LossLedger;
   #closed: Promise<void> | undefined;
-  #counts = { written: 0, flushes: 0, writeErrors: 0 };
+  #counts = { written: 0, flushes: 0, writeErrors: 0, cut: 0 };
   /** What the write that timed out held, until it settles. */
   #late: LateWrite | undefined;
 
@@ -106,7 +106,9 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (this.#closed !== undefined) return Promise.reject(new AuditUnavailableError('closed'));
     let canonical: string;
     try {
-      canonical = canonicalRecord(capRecordStrings(rec, this.#config.maxStringBytes));
+      const capped = capRecordStrings(rec, this.#config.maxStringBytes);
+      if (capped !== rec) this.#counts.cut++;
+      canonical = canonicalRecord(capped);
     } catch (e) {
       return Promise.reject(e as Error);
     }

@@ -86,6 +86,8 @@ describe('huge client strings', () => {
       expect(r.client.name).toMatch(/…\[cut \d+ bytes\]$/);
       expect(r.client.version).toMatch(/^v{1024}…\[cut \d+ bytes\]$/);
     }
+    const metrics = await (await fetch(new URL('/metrics', gw.url))).text();
+    expect(metrics).toMatch(/^gatehouse_audit_strings_cut_total 12$/m);
     // 24 MiB of client strings, some 40 KiB of records: the chain still starts at genesis.
     const v = verify(dir);
     expect(v.status).toBe(0);
