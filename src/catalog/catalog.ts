@@ -16,7 +16,7 @@ import { mergeLists, type CacheScope, type ItemOrigin, type MergedList } from '.
 import { type ListKind } from '../protocol/list-kinds.ts';
 import { PartCache, type Part } from './part-cache.ts';
 import { LIST_METHODS } from '../protocol/list-kinds.ts';
-import { buildResourceDirectory, routeResourceUri, type ExposedRoute, type ResourceDirectory } from './resource-routing.ts';
+import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 
 /** How often an unknown name may make the catalog re-fetch every upstream's list. MCP 2026-07-28, server/utilities/caching
@@ -73,8 +73,6 @@ export class Catalog {
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
-  /** Routing indexes of a merged resources list (canonical uris), built once per list. */
-  private readonly directories = new WeakMap<object, { templatesIndex: object; upstreams: string; directory: ResourceDirectory }>();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -271,13 +269,7 @@ export class Catalog {
   async routeResource(uri: string, authContext: string): Promise<Result<ExposedRoute | undefined, string>> {
     const [resources, templates] = await Promise.all([this.view('resources', authContext), this.view('resourceTemplates', authContext)]);
     const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);
-    let dir = this.directories.get(resources.index);
-    if (dir === undefined || dir.templatesIndex !== templates.index || dir.upstreams !== withResources.join('\u0000')) {
-      const owners = [...templates.index.values()].map((o) => ({ upstream: o.upstream, uriTemplate: o.original }));
-      dir = { templatesIndex: templates.index, upstreams: withResources.join('\u0000'), directory: buildResourceDirectory(resources.index, owners, withResources) };
-      this.directories.set(resources.index, dir);
-    }
-    return routeResourceUri(uri, dir.directory);
+    return routeResourceUri(uri, resourceDirectory(resources.index, templates.index, withResources));
   }
 
   /** Whether some caller's current merged list exposes this name (bounds metric labels). */

@@ -68,6 +68,21 @@ export function buildResourceDirectory(index: ItemIndex, templates: readonly Tem
   return { index, templates, upstreams, plain, owned };
 }
 
+// Directories are built once per merged list: views are reused while their lists are
+// unchanged, so their index objects key the cache, and a new list simply misses.
+const directories = new WeakMap<ItemIndex, { templates: ItemIndex; upstreams: string; directory: ResourceDirectory }>();
+
+/** The directory of a merged resources list and templates list (cached per list). */
+export function resourceDirectory(resources: ItemIndex, templates: ItemIndex, upstreams: readonly string[]): ResourceDirectory {
+  const joined = upstreams.join('\u0000');
+  const hit = directories.get(resources);
+  if (hit !== undefined && hit.templates === templates && hit.upstreams === joined) return hit.directory;
+  const owners = [...templates.values()].map((o) => ({ upstream: o.upstream, uriTemplate: o.original }));
+  const directory = buildResourceDirectory(resources, owners, upstreams);
+  directories.set(resources, { templates, upstreams: joined, directory });
+  return directory;
+}
+
 /** The route, undefined when nothing accounts for the uri, or why the uri is refused. */
 export function routeResourceUri(uri: string, dir: ResourceDirectory): Result<ExposedRoute | undefined, string> {
   const listed = dir.index.get(uri);

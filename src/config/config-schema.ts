@@ -93,8 +93,7 @@ export const CONFIG_SCHEMA = {
     },
     maxNameLength: positiveInt('Longest prefixed name the gateway exposes.', 64),
     allowedHosts: {
-      description:
-        'Host header values (a name, or name:port) the gateway answers besides loopback names; "*" allows any. Off /mcp (readiness, metrics, the approvals console) a Host not listed is refused with 403 when the listener is loopback or this list is set; on /mcp only when this list is set. The DNS-rebinding defence for requests a browser sends without Origin. Default [].',
+      description: 'Host header values (a name, or name:port) the gateway answers besides loopback names; "*" allows any. Off /mcp (readiness, metrics, the approvals console) a Host not listed is refused with 403 when the listener is loopback or this list is set; on /mcp only when this list is set. The DNS-rebinding defence for requests a browser sends without Origin. Default [].',
       default: [],
       type: 'array',
       uniqueItems: true,
@@ -106,8 +105,7 @@ export const CONFIG_SCHEMA = {
       },
     },
     admin: {
-      description:
-        'A separate listener for /metrics and /readyz (and /healthz): when set, those are served only here and no longer on the MCP port, so they can be bound to an address untrusted callers cannot reach.',
+      description: 'A separate listener for /metrics and /readyz (and /healthz): when set, those are served only here, not on the MCP port.',
       type: 'object',
       additionalProperties: false,
       properties: {
