@@ -36,7 +36,12 @@ export async function planPrune(dir: string, file: string, maxFiles: number): Pr
   const rotated = await listRotatedFiles(dir, file);
   const cut = maxFiles === 0 ? 0 : Math.max(0, rotated.length - maxFiles);
   const deleted: FileSpan[] = [];
-  for (const r of rotated.slice(0, cut)) deleted.push(await fileSpan(path.join(dir, r.name), r.firstSeq));
+  for (const [i, r] of rotated.slice(0, cut).entries()) {
+    const span = await fileSpan(path.join(dir, r.name), r.firstSeq);
+    // An unreadable file still has a known end: the line before the next file's first.
+    span.lastSeq ??= rotated[i + 1]!.firstSeq - 1;
+    deleted.push(span);
+  }
   const kept = rotated[cut];
   return kept === undefined ? { deleted } : { deleted, keptFrom: await fileSpan(path.join(dir, kept.name), kept.firstSeq) };
 }
