@@ -1,7 +1,8 @@
 // Property tests of the URI canonicaliser against WHATWG `new URL()`, the parser the official
 // MCP SDKs use to look resources up. The security property: spellings that such an upstream
 // serves as one resource get one canonical form, so policy judging the canonical form cannot
-// be walked around by respelling. Bounded runs; fast-check prints the seed and the shrunk
+// be walked around by respelling; and a canonical uri the SDK would serve through a template
+// (its own UriTemplate, on `new URL().href`) is routed to that template. Bounded runs; fast-check prints the seed and the shrunk
 // counterexample on failure (re-run with { seed, path } to reproduce).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +122,28 @@ describe('canonicalUri, properties', () => {
       fc.property(uri, bad, fc.nat(), (u, c, at) => {
         const i = at % (u.length + 1);
         expect(canonicalUri(u.slice(0, i) + c + u.slice(i)).ok).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('canonical uris and the SDK\'s own template matching', () => {
+  it('route to a template every canonical uri the SDK (1.x UriTemplate, on new URL().href) would serve through it', async () => {
+    const { UriTemplate } = await import('@modelcontextprotocol/sdk/shared/uriTemplate.js');
+    const { matchesUriTemplate } = await import('./uri-template-match.ts');
+    const templates = ['mem://h/items/{id}', 'mem://h/{+path}', 'https://h/docs/{name}{?q}', 'file:///srv/{dir}/{file}'];
+    const around = fc.oneof(
+      uri,
+      fc.record({ t: fc.constantFrom('mem://h/items/', 'MEM://h/./items/', 'mem://h/x/../items/', 'https://H:443/docs/', 'file:///srv/a/'), rest: fc.array(segment, { maxLength: 2 }) }).map(({ t, rest }) => t + rest.join('/')),
+    );
+    fc.assert(
+      fc.property(around, fc.constantFrom(...templates), (u, t) => {
+        const c = canon(u);
+        fc.pre(c !== undefined);
+        const href = whatwg(c!);
+        fc.pre(href !== undefined);
+        if (new UriTemplate(t).match(href!) !== null) expect(matchesUriTemplate(t, c!)).toBe(true);
       }),
       RUNS,
     );
