@@ -2,8 +2,9 @@
 // MCP SDKs use to look resources up. The security property: spellings that such an upstream
 // serves as one resource get one canonical form, so policy judging the canonical form cannot
 // be walked around by respelling; and a canonical uri the SDK would serve through a template
-// (its own UriTemplate, on `new URL().href`) is routed to that template. Bounded runs; fast-check prints the seed and the shrunk
-// counterexample on failure (re-run with { seed, path } to reproduce).
+// (its own UriTemplate, on `new URL().href`) is routed to that template. Bounded runs;
+// fast-check prints the seed and the shrunk counterexample on failure (re-run with
+// { seed, path } to reproduce).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalUri } from './canonical-uri.ts';
