@@ -33,7 +33,13 @@ const segment = fc.oneof(
   fc.constantFrom('.', '..', '%2e', '%2E%2e', ''),
 );
 const label = fc.tuple(fc.constantFrom(...'abcdexyz'), fc.array(fc.constantFrom(...'abz09-'), { maxLength: 5 })).map(([a, rest]) => a + rest.join('') + 'q');
-const host = fc.array(label, { minLength: 1, maxLength: 3 }).map((ls) => ls.join('.')).chain((h) => fc.mixedCase(fc.constant(h)));
+const ipv4 = fc.integer({ min: 0, max: 2 ** 32 - 1 }).chain((n) =>
+  fc.constantFrom(String(n), `0x${n.toString(16)}`, [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'), `${n >>> 24}.${n & 0xffffff}`),
+);
+const host = fc.oneof(
+  { arbitrary: fc.array(label, { minLength: 1, maxLength: 3 }).map((ls) => ls.join('.')).chain((h) => fc.mixedCase(fc.constant(h))), weight: 4 },
+  ipv4,
+);
 const scheme = fc.constantFrom('mem', 'http', 'https', 'ws', 'file', 'x-custom+v1').chain((s) => fc.mixedCase(fc.constant(s)));
 const port = fc.oneof(fc.constant(''), fc.constant(':'), fc.constantFrom(':80', ':443', ':21', ':0080'), fc.integer({ min: 1, max: 65535 }).map((p) => `:${p}`));
 const queryText = fc.array(fc.oneof(unreserved, fc.constantFrom(...'=&/?:@\''), hex, nonAscii), { maxLength: 8 }).map((cs) => cs.join(''));

@@ -36,6 +36,15 @@ describe('canonicalUri', () => {
     expect(canon('https://example.com:8443/a')).toBe('https://example.com:8443/a');
     expect(canon('file://localhost/etc/passwd')).toBe('file:///etc/passwd');
     expect(canon('FILE:///etc/./passwd')).toBe('file:///etc/passwd');
+    // Their hosts as WHATWG reads them: IPv4 in any notation, IDNA.
+    expect(canon('http://2130706433/admin')).toBe('http://127.0.0.1/admin');
+    expect(canon('http://0x7f.1/admin')).toBe('http://127.0.0.1/admin');
+    expect(canon('https://0177.0.0.1:443/')).toBe('https://127.0.0.1/');
+    expect(canon('https://BÜCHER.example/')).toBe('https://xn--bcher-kva.example/');
+    expect(refusal('http://a b/')).toBeDefined();
+    expect(refusal('http://exa%00mple/')).toMatch(/host/);
+    // Other schemes keep their host as written (lower-cased): WHATWG does not parse it.
+    expect(canon('mem://2130706433/a')).toBe('mem://2130706433/a');
     // No default port outside the schemes that have one.
     expect(canon('mem://h:80/a')).toBe('mem://h:80/a');
   });

@@ -19,8 +19,8 @@
 // strips some and keeps others, so a trimmed and an untrimmed spelling would differ), bidi
 // and other format controls, a backslash (WHATWG reads it as "/" in http(s) URLs), a `%`
 // not followed by two hex digits, a lone surrogate, a relative reference, a port that is
-// not a number up to 65535. Not attempted: IDNA for non-ASCII hosts and the numeric IPv4
-// forms WHATWG accepts (`http://0x7f.1/`). Pure.
+// not a number up to 65535. The host of an http(s), ws(s), ftp or file uri is read as WHATWG
+// reads it (IPv4 in any notation, IDNA), by the platform's own host parser. Pure.
 import { err, ok, type Result } from '../protocol/result.ts';
 
 /** Space, C0 and C1 controls, DEL, Unicode spaces, line/paragraph separators, BOM, bidi and
@@ -78,6 +78,21 @@ function canonicalAuthority(authority: string, scheme: string): Result<string, U
     if (HIERARCHICAL_DEFAULTS[scheme] === port) port = '';
   }
   let host = normalizeEncoding(rawHost, '').toLowerCase().replace(/%[0-9a-f]{2}/g, (t) => t.toUpperCase());
+  if (scheme in HIERARCHICAL_DEFAULTS || scheme === 'file') {
+    // For these schemes WHATWG parses the host itself: IPv4 in any notation
+    // (`http://2130706433/` is 127.0.0.1), percent-decoding, IDNA. An upstream that parses
+    // URIs so would read a numeric spelling as the listed host, so policy must as well; the
+    // platform's own host parser is exactly that reading.
+    if (host !== '') {
+      let parsed: string;
+      try {
+        parsed = new URL(`http://${host}/`).hostname;
+      } catch {
+        return err('the uri has a host that is not a valid host name or address');
+      }
+      host = parsed;
+    }
+  }
   if (scheme === 'file' && host === 'localhost') host = '';
   return ok(`${userinfo === undefined ? '' : `${userinfo}@`}${host}${port === '' ? '' : `:${port}`}`);
 }
