@@ -24,7 +24,7 @@ import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { DrainState } from '../http/drain-state.ts';
-import { buildListener } from '../http/listener.ts';
+import { buildAdminListener, buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { compose } from '../http/compose.ts';
@@ -38,6 +38,8 @@ import type { Upstream } from '../upstream/upstream.ts';
 export interface RunningGateway {
   url: string;
   port: number;
+  /** Base URL of the admin listener, when `admin` is configured. */
+  adminUrl?: string;
   upstreams: readonly Upstream[];
   notifier: Notifier;
   /** Stops at once: connections cut, then everything closed. */
@@ -97,7 +99,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
-      return { lagSeconds: st.lagMs / 1000, droppedTotal: st.dropped, writtenTotal: st.written, syncsTotal: st.syncs };
+      const since = st.retainedSince === undefined ? Number.NaN : Date.parse(st.retainedSince);
+      return {
+        lagSeconds: st.lagMs / 1000,
+        droppedTotal: st.dropped,
+        writtenTotal: st.written,
+        syncsTotal: st.syncs,
+        rotationsTotal: st.rotations,
+        filesDeletedTotal: st.filesDeleted,
+        cutTotal: st.cut,
+        retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
+      };
     },
     logger,
   });
@@ -151,6 +163,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     await closeParts();
     throw e;
   }
+  // The admin listener (/metrics, /readyz), when configured: failing to bind it fails the start too.
+  let admin: { server: Server; url: string } | undefined;
+  try {
+    admin = config.admin === undefined ? undefined : await listenAdmin(config.admin, buildAdminListener({ config, upstreams, mcp, metrics, logger, drain: drainState }, config.admin.host));
+  } catch (e) {
+    await new Promise<void>((r) => server.close(() => r()));
+    await closeParts();
+    throw e;
+  }
+  const closeAdmin = (): Promise<void> =>
+    admin === undefined
+      ? Promise.resolve()
+      : new Promise<void>((r) => {
+          admin.server.close(() => r());
+          admin.server.closeAllConnections();
+        });
   // Once, whether close() or drain() (or both: a second signal) got there first.
   let finished: Promise<void> | undefined;
   const finish = (): Promise<void> =>
@@ -163,15 +191,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
+  if (admin !== undefined) logger.info('gatehouse admin listener (/metrics, /readyz, /healthz)', { url: admin.url });
   return {
     url: `http://${host}:${port}${config.listen.path}`,
     port,
     upstreams,
     notifier,
+    ...(admin === undefined ? {} : { adminUrl: admin.url }),
     async close() {
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await closed;
+      await Promise.all([closed, closeAdmin()]);
       await finish();
     },
     // Readiness goes first, so load balancers stop sending traffic while it is still served;
@@ -190,6 +220,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       }
       server.closeAllConnections();
       await closed;
+      // Readiness stayed on the admin listener (503, draining) until the requests were done.
+      await closeAdmin();
       await finish();
       logger.info('drained');
     },
@@ -197,4 +229,15 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();
     },
   };
+}
+
+/** The admin listener, bound; rejects when the address cannot be had. */
+async function listenAdmin(admin: { host: string; port: number }, listener: ReturnType<typeof buildAdminListener>): Promise<{ server: Server; url: string }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createServer(listener);
+    s.once('error', reject);
+    s.listen(admin.port, admin.host, () => resolve(s));
+  });
+  const host = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
+  return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
 }

@@ -13,6 +13,7 @@
 // request ids and tracing are the HTTP ring's.
 import { Hono, type Context } from 'hono';
 import { limitBody } from '../http/body-limit.ts';
+import { escapeHiddenCharacters, valueHasHiddenCharacters } from '../protocol/hidden-characters.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -106,24 +107,33 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
       return problem(c, 503, 'unavailable', 'the approval store is unavailable');
     }
     const selfApproval = config.console?.allowSelfApproval === true;
-    return c.json({
+    const body = JSON.stringify({
       serverTime: now(),
       approver: who.subject,
-      approvals: pending.map((r) => ({
-        id: r.id,
-        principal: { subject: r.principal.subject, groups: r.principal.groups },
-        method: r.method,
-        upstream: r.upstream,
-        name: r.name,
-        upstreamName: r.upstreamName,
-        arguments: r.arguments,
-        argumentsDigest: r.argumentsDigest,
-        ruleId: r.ruleId,
-        createdAt: r.createdAt,
-        expiresAt: r.expiresAt,
-        ownCall: !selfApproval && r.principal.subject === who.subject,
-      })),
+      approvals: pending.map((r) => {
+        const shown = {
+          principal: { subject: r.principal.subject, groups: r.principal.groups },
+          method: r.method,
+          upstream: r.upstream,
+          name: r.name,
+          upstreamName: r.upstreamName,
+          arguments: r.arguments,
+          ruleId: r.ruleId,
+        };
+        return {
+          id: r.id,
+          ...shown,
+          argumentsDigest: r.argumentsDigest,
+          createdAt: r.createdAt,
+          expiresAt: r.expiresAt,
+          ownCall: !selfApproval && r.principal.subject === who.subject,
+          // Fields holding characters that would act instead of showing (a bidi override that
+          // makes "\u202Eevil" read "live"): the page marks them; the JSON escapes them.
+          hiddenCharacters: Object.entries(shown).filter(([, v]) => valueHasHiddenCharacters(v)).map(([k]) => k),
+        };
+      }),
     });
+    return c.body(escapeHiddenCharacters(body), 200, { 'content-type': 'application/json; charset=UTF-8' });
   });
 
   app.post('/approvals/:id/decision', async (c) => {

@@ -90,6 +90,15 @@ export const AUDIT_CONFIG_SCHEMA = {
       minimum: 1,
       default: 10000,
     },
+    maxStringBytes: {
+      description:
+        'Longest string kept whole in a record (ids, methods, names, client info, header values, reasons, event details): a longer one keeps its first bytes and ends with "…[cut N bytes]". Bounds what one request adds to the trail, so callers cannot rotate history away with huge ids or names. Not applied to recorded arguments and results. Bytes, or "1KiB", ... Default "1KiB".',
+      type: ['integer', 'string'],
+      minimum: 64,
+      pattern: BYTE_SIZE_PATTERN,
+      errorMessage: 'expected a size like "1KiB" or a number of bytes (at least 64)',
+      default: '1KiB',
+    },
     record: {
       description: 'How tool, prompt and completion arguments and results are recorded, unless a rule says otherwise.',
       type: 'object',
@@ -163,6 +172,7 @@ export interface RawAuditConfig {
   retryInterval?: RawDuration;
   onFailure?: FailureMode;
   maxQueue?: number;
+  maxStringBytes?: string | number;
   record?: { arguments?: BodyMode; results?: BodyMode };
   redact?: {
     keys?: string[];

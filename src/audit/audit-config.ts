@@ -43,6 +43,8 @@ export interface AuditConfig {
   retryIntervalMs: number;
   onFailure: FailureMode;
   maxQueue: number;
+  /** Longest string kept whole in a record (cap-strings.ts). */
+  maxStringBytes: number;
   record: { arguments: BodyMode; results: BodyMode };
   redact: RedactionSpec;
   rules: readonly AuditRule[];
@@ -67,6 +69,7 @@ export const AUDIT_DEFAULTS = {
   retryInterval: '1s',
   onFailure: 'closed',
   maxQueue: 10_000,
+  maxStringBytes: '1KiB',
   body: 'digest',
 } as const;
 
@@ -91,6 +94,8 @@ export function normalizeAuditConfig(raw: unknown, baseDir: string): Result<Audi
   };
   const maxBytes = byteSize(r.rotate?.maxBytes ?? AUDIT_DEFAULTS.maxBytes);
   if (maxBytes === undefined) issues.push({ path: '/rotate/maxBytes', message: 'size too large' });
+  const maxStringBytes = byteSize(r.maxStringBytes ?? AUDIT_DEFAULTS.maxStringBytes);
+  if (maxStringBytes === undefined || maxStringBytes < 64) issues.push({ path: '/maxStringBytes', message: maxStringBytes === undefined ? 'size too large' : 'expected at least 64 bytes' });
   const redact: RedactionSpec = {
     keys: r.redact?.keys ?? [...DEFAULT_REDACT_KEYS],
     paths: r.redact?.paths ?? [],
@@ -109,6 +114,7 @@ export function normalizeAuditConfig(raw: unknown, baseDir: string): Result<Audi
     retryIntervalMs: ms(r.retryInterval, AUDIT_DEFAULTS.retryInterval, 'retryInterval'),
     onFailure: r.onFailure ?? AUDIT_DEFAULTS.onFailure,
     maxQueue: r.maxQueue ?? AUDIT_DEFAULTS.maxQueue,
+    maxStringBytes: maxStringBytes ?? 0,
     record: {
       arguments: r.record?.arguments ?? AUDIT_DEFAULTS.body,
       results: r.record?.results ?? AUDIT_DEFAULTS.body,

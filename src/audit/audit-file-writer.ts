@@ -3,9 +3,9 @@
 // only after the lines before it are on disk, so a failed write leaves the chain where the
 // disk left it. The sink above decides when to write and what failure means for callers.
 //
-// Startup: the head is the last complete line of the current file, or of the newest rotated
-// file if the current one is empty or missing, or genesis. An incomplete last line (crash
-// rule, chain-verifier.ts) is cut off first: it was never acknowledged. After a failed write
+// Startup: audit-resume.ts. Rotation: each new file opens with an `audit_rotated` event, and
+// rotated files beyond rotate.maxFiles are deleted only once that event is on disk
+// (audit-retention.ts). After a failed write
 // the file is reopened on the next attempt and, if it is still the same file, truncated back
 // to the last acknowledged byte, so a half-written batch never stays in the chain. A file
 // that was replaced meanwhile (an operator freeing a disk) continues the in-memory chain.
@@ -16,12 +16,13 @@
 // nothing for a path that is not a regular file.) io() counts both, so tests can hold a
 // batch to one of each.
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../telemetry/logger.ts';
-import { listRotatedFiles, rotatedFileName } from './audit-files.ts';
-import { chainLine, checkLine, GENESIS_HEAD, parseChainLine, type ChainHead } from './hash-chain.ts';
-import { readFirstLine, readTail } from './line-reader.ts';
+import { rotatedFileName } from './audit-files.ts';
+import { applyPrune, planPrune, rotatedEvent } from './audit-retention.ts';
+import { resumeChain } from './audit-resume.ts';
+import { canonicalRecord, chainLine, type ChainHead } from './hash-chain.ts';
 
 export interface AuditFileOptions {
   /** Absolute directory. */
@@ -30,6 +31,8 @@ export interface AuditFileOptions {
   maxBytes: number;
   /** Rotated files kept; 0 keeps all. */
   maxFiles: number;
+  /** Milliseconds since the epoch, for the time of `audit_rotated` events; Date.now by default. */
+  now?: () => number;
 }
 
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
@@ -44,7 +47,16 @@ export interface AppendIo {
 /** How many of the lines given are on disk (in order), and why the rest are not. */
 export interface AppendResult {
   committed: number;
+  /** Lines the writer added itself and made durable: `audit_rotated` events. */
+  extra?: number;
   error?: Error;
+}
+
+/** What rotation did so far, for metrics: files deleted by the budget, and where the history
+ * kept on disk starts (the first record time of the oldest file kept). */
+export interface RetentionStats {
+  filesDeleted: number;
+  retainedSince?: string;
 }
 
 export class AuditFileWriter {
@@ -61,6 +73,8 @@ export class AuditFileWriter {
   #lock: Promise<unknown> = Promise.resolve();
   #rotations = 0;
   #io: AppendIo = { writes: 0, syncs: 0 };
+  #extra = 0;
+  #retention: RetentionStats = { filesDeleted: 0 };
 
   private constructor(options: AuditFileOptions, logger: Logger, head: ChainHead, firstSeq: number) {
     this.#options = options;
@@ -70,30 +84,13 @@ export class AuditFileWriter {
     this.#firstSeq = firstSeq;
   }
 
-  /** Reads where the chain stands on disk. Throws (at boot) if the chain cannot be resumed. */
+  /** Reads where the chain stands on disk (audit-resume.ts). Throws (at boot) if the chain
+   * cannot be resumed. */
   static async open(options: AuditFileOptions, logger: Logger): Promise<AuditFileWriter> {
-    await mkdir(options.dir, { recursive: true });
-    const current = path.join(options.dir, options.file);
-    const tail = await readTail(current, 1);
-    if (tail !== undefined && tail.completeEnd < tail.size) {
-      await truncate(current, tail.completeEnd);
-      logger.warn('audit: cut off an incomplete last line left by a crash (never acknowledged)', {
-        file: current,
-        bytes: tail.size - tail.completeEnd,
-      });
-    }
-    const last = tail?.lines.at(-1);
-    if (last !== undefined) {
-      const head = resumeFrom(last, current, logger);
-      const first = await readFirstLine(current);
-      const firstParsed = first === undefined ? undefined : parseChainLine(first);
-      return new AuditFileWriter(options, logger, head, firstParsed?.ok ? firstParsed.value.seq : head.seq);
-    }
-    const newest = (await listRotatedFiles(options.dir, options.file)).at(-1);
-    const rotatedPath = newest === undefined ? undefined : path.join(options.dir, newest.name);
-    const rotatedLast = rotatedPath === undefined ? undefined : (await readTail(rotatedPath, 1))?.lines.at(-1);
-    const head = rotatedLast === undefined || rotatedPath === undefined ? GENESIS_HEAD : resumeFrom(rotatedLast, rotatedPath, logger);
-    return new AuditFileWriter(options, logger, head, head.seq + 1);
+    const at = await resumeChain(options.dir, options.file, logger);
+    const writer = new AuditFileWriter(options, logger, at.head, at.firstSeq);
+    if (at.retainedSince !== undefined) writer.#retention.retainedSince = at.retainedSince;
+    return writer;
   }
 
   /** The last acknowledged line. */
@@ -107,6 +104,10 @@ export class AuditFileWriter {
 
   io(): AppendIo {
     return { ...this.#io };
+  }
+
+  retention(): RetentionStats {
+    return { ...this.#retention };
   }
 
   /** Chains, writes and fsyncs `canonicals` (from canonicalRecord); serialized. */
@@ -131,10 +132,10 @@ export class AuditFileWriter {
       let pendingLines = 0;
       let pendingBytes = 0;
       for (const canonical of canonicals) {
-        const chained = chainLine(head, canonical);
-        const text = `${chained.line}\n`;
-        const bytes = Buffer.byteLength(text);
-        // A line larger than maxBytes still goes into a file of its own.
+        let chained = chainLine(head, canonical);
+        let text = `${chained.line}\n`;
+        let bytes = Buffer.byteLength(text);
+        // A line larger than maxBytes still goes into a file of its own (after its rotation event).
         const size = this.#size + pendingBytes;
         if (size > 0 && size + bytes > this.#options.maxBytes) {
           if (pendingLines > 0) {
@@ -146,6 +147,11 @@ export class AuditFileWriter {
             pendingBytes = 0;
           }
           await this.#rotate();
+          // The new file opens with the rotation event: the line follows it in the chain.
+          head = this.#head;
+          chained = chainLine(head, canonical);
+          text = `${chained.line}\n`;
+          bytes = Buffer.byteLength(text);
         }
         pending += text;
         pendingLines++;
@@ -157,10 +163,12 @@ export class AuditFileWriter {
         committed += pendingLines;
         this.#head = head;
       }
-      return { committed };
+      return { committed, extra: this.#extra };
     } catch (e) {
       await this.#dropHandle();
-      return { committed, error: e as Error };
+      return { committed, extra: this.#extra, error: e as Error };
+    } finally {
+      this.#extra = 0;
     }
   }
 
@@ -209,32 +217,40 @@ export class AuditFileWriter {
     this.#handle = handle;
   }
 
+  /** Renames the full file, opens the next one with an `audit_rotated` event (durable before
+   * anything is deleted), then deletes what rotate.maxFiles no longer keeps (audit-retention.ts). */
   async #rotate(): Promise<void> {
     await this.#dropHandle();
     let attempt = 0;
-    let target = path.join(this.#options.dir, rotatedFileName(this.#options.file, this.#firstSeq));
-    while (await exists(target)) target = path.join(this.#options.dir, rotatedFileName(this.#options.file, this.#firstSeq, ++attempt));
-    await rename(this.path, target);
+    let name = rotatedFileName(this.#options.file, this.#firstSeq);
+    while (await exists(path.join(this.#options.dir, name))) name = rotatedFileName(this.#options.file, this.#firstSeq, ++attempt);
+    await rename(this.path, path.join(this.#options.dir, name));
     this.#rotations++;
+    const previous = { file: name, firstSeq: this.#firstSeq, last: this.#head };
     // The next file is new: nothing of it is acknowledged, and its first line is the next seq.
     this.#identity = undefined;
     this.#size = 0;
     this.#firstSeq = this.#head.seq + 1;
     await this.#ensureOpen();
-    await this.#prune();
-  }
-
-  async #prune(): Promise<void> {
-    if (this.#options.maxFiles === 0) return;
-    try {
-      const rotated = await listRotatedFiles(this.#options.dir, this.#options.file);
-      for (const old of rotated.slice(0, Math.max(0, rotated.length - this.#options.maxFiles))) {
-        await unlink(path.join(this.#options.dir, old.name));
-        this.#logger.info('audit: deleted a rotated file (rotate.maxFiles)', { file: old.name });
-      }
-    } catch (e) {
-      this.#logger.warn('audit: could not delete old rotated files', { error: e });
-    }
+    const { dir, maxBytes, maxFiles } = this.#options;
+    const plan = await planPrune(dir, this.#options.file, maxFiles);
+    const event = rotatedEvent({ time: new Date((this.#options.now ?? Date.now)()).toISOString(), previous, plan, budget: { maxBytes, maxFiles } });
+    const chained = chainLine(this.#head, canonicalRecord(event));
+    const text = `${chained.line}\n`;
+    await this.#write(text, Buffer.byteLength(text));
+    this.#head = { seq: chained.seq, hash: chained.hash };
+    this.#extra++;
+    if (plan.keptFrom?.firstTime !== undefined) this.#retention.retainedSince = plan.keptFrom.firstTime;
+    if (plan.deleted.length === 0) return;
+    const failed = await applyPrune(dir, plan);
+    this.#retention.filesDeleted += plan.deleted.length - failed.length;
+    const oldest = plan.deleted[0]!;
+    this.#logger.info('audit: deleted rotated files (rotate.maxFiles)', {
+      files: plan.deleted.map((d) => d.file),
+      throughSeq: plan.deleted.at(-1)!.lastSeq,
+      ...(oldest.firstTime === undefined ? {} : { oldestRecord: oldest.firstTime }),
+    });
+    if (failed.length > 0) this.#logger.warn('audit: could not delete old rotated files', { files: failed });
   }
 
   async #dropHandle(): Promise<void> {
@@ -242,16 +258,6 @@ export class AuditFileWriter {
     this.#handle = undefined;
     await handle?.close().catch(() => undefined);
   }
-}
-
-function resumeFrom(line: string, file: string, logger: Logger): ChainHead {
-  const parsed = parseChainLine(line);
-  if (!parsed.ok) {
-    throw new Error(`audit: cannot continue the chain: the last line of ${file} is not an audit line (${parsed.error}); check the file with \`gatehouse audit verify\``);
-  }
-  const own = checkLine(line, undefined);
-  if (!own.ok) logger.error('audit: the last line does not verify; the chain continues from its stated hash', { file, problem: own.error.message });
-  return { seq: parsed.value.seq, hash: parsed.value.hash };
 }
 
 async function exists(file: string): Promise<boolean> {

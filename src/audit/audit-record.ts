@@ -51,7 +51,11 @@ export interface EventAuditRecord {
     /** Written by the sink itself, first thing after a period in which records were dropped
      * (fail open) or refused (fail closed): `detail` has reason, error, since, until,
      * dropped, rejected. The chain stays intact; this says where the trail is incomplete. */
-    | 'audit_gap';
+    | 'audit_gap'
+    /** Written by the file writer as the first line of each new file: `detail` has the
+     * previous file (name, seq range, last hash), the rotated files deleted by
+     * rotate.maxFiles (names, seq and time ranges) and the budget (audit-retention.ts). */
+    | 'audit_rotated';
   detail: JsonObject;
 }
 
@@ -88,6 +92,13 @@ export interface AuditSinkStats {
   /** seq of the last line on disk. */
   lastSeq: number;
   rotations: number;
+  /** Records in which a string over audit.maxStringBytes was cut (cap-strings.ts). */
+  cut: number;
+  /** Rotated files deleted by rotate.maxFiles (each one announced by an audit_rotated event). */
+  filesDeleted: number;
+  /** Time of the first record of the oldest file still on disk: how far back the kept history
+   * reaches. Falling close to now means rotation is outrunning retention (a flood). */
+  retainedSince?: string;
   /** write(2) calls and durability barriers (O_DSYNC writes or fdatasyncs) spent on appends:
    * one of each per batch, so `syncs` far below `written` is group commit at work. */
   writes: number;

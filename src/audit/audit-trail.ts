@@ -15,7 +15,7 @@ export async function openAuditTrail(config: AuditConfig, deps: { logger: Logger
 }
 
 export function disabledAuditTrail(): MeasuredAuditTrail {
-  const stats: AuditSinkStats = { state: 'disabled', written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0, queueDepth: 0, lagMs: 0, lastSeq: 0, rotations: 0, writes: 0, syncs: 0 };
+  const stats: AuditSinkStats = { state: 'disabled', written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0, queueDepth: 0, lagMs: 0, lastSeq: 0, rotations: 0, filesDeleted: 0, cut: 0, writes: 0, syncs: 0 };
   return {
     record: () => Promise.resolve(),
     healthy: () => true,

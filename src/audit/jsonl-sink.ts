@@ -29,13 +29,14 @@ import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-re
 import { AuditUnavailableError, gapEvent, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
 import { LossLedger, type LateWrite } from './loss-ledger.ts';
 import { canonicalRecord } from './hash-chain.ts';
+import { capRecordStrings } from './cap-strings.ts';
 import { TimedAppender } from './timed-append.ts';
 
 export { AuditUnavailableError, type AuditUnavailableReason } from './audit-unavailable.ts';
 
 export type JsonlSinkConfig = Pick<
   AuditConfig,
-  'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue'
+  'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue' | 'maxStringBytes'
 >;
 
 export interface JsonlSinkDeps {
@@ -60,7 +61,7 @@ export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps
   let writer: AuditFileWriter;
   try {
     writer = await AuditFileWriter.open(
-      { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles },
+      { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles, ...(deps.now === undefined ? {} : { now: deps.now }) },
       logger,
     );
   } catch (e) {
@@ -85,7 +86,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #failure: { reason: AuditUnavailableReason; error: string } | undefined;
   #losses: LossLedger;
   #closed: Promise<void> | undefined;
-  #counts = { written: 0, flushes: 0, writeErrors: 0 };
+  #counts = { written: 0, flushes: 0, writeErrors: 0, cut: 0 };
   /** What the write that timed out held, until it settles. */
   #late: LateWrite | undefined;
 
@@ -105,7 +106,9 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (this.#closed !== undefined) return Promise.reject(new AuditUnavailableError('closed'));
     let canonical: string;
     try {
-      canonical = canonicalRecord(rec);
+      const capped = capRecordStrings(rec, this.#config.maxStringBytes);
+      if (capped !== rec) this.#counts.cut++;
+      canonical = canonicalRecord(capped);
     } catch (e) {
       return Promise.reject(e as Error);
     }
@@ -137,6 +140,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
       lagMs: oldest === undefined ? 0 : Math.max(0, this.#now() - oldest.at),
       lastSeq: this.#writer.head().seq,
       rotations: this.#writer.rotations(),
+      ...this.#writer.retention(),
       ...this.#writer.io(),
     };
   }

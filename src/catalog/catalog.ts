@@ -16,7 +16,7 @@ import { mergeLists, type CacheScope, type ItemOrigin, type MergedList } from '.
 import { type ListKind } from '../protocol/list-kinds.ts';
 import { PartCache, type Part } from './part-cache.ts';
 import { LIST_METHODS } from '../protocol/list-kinds.ts';
-import { exposedResourceUri, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
+import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 
 /** How often an unknown name may make the catalog re-fetch every upstream's list. MCP 2026-07-28, server/utilities/caching
@@ -264,12 +264,12 @@ export class Catalog {
     return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
   }
 
-  async routeResource(uri: string, authContext: string): Promise<ExposedRoute | undefined> {
+  /** The route of a uri (resource-routing.ts): undefined when no list or template accounts
+   * for it, an error string when the uri itself is refused. */
+  async routeResource(uri: string, authContext: string): Promise<Result<ExposedRoute | undefined, string>> {
     const [resources, templates] = await Promise.all([this.view('resources', authContext), this.view('resourceTemplates', authContext)]);
-    const owners = [...templates.index.values()].map((o) => ({ upstream: o.upstream, uriTemplate: o.original }));
     const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);
-    const route = routeResourceUri(uri, resources.index, owners, withResources);
-    return route && { ...route, exposed: exposedResourceUri(uri, route, resources.index) };
+    return routeResourceUri(uri, resourceDirectory(resources.index, templates.index, withResources));
   }
 
   /** Whether some caller's current merged list exposes this name (bounds metric labels). */

@@ -1,15 +1,20 @@
 // One audit line for a human: time, seq, who, what, outcome, duration. `--json` prints the
 // stored line instead (for jq and the like).
 // The record holds what clients sent (a method, a tool name, a token's subject), so the line
-// is made inert before it reaches a terminal: control characters (ESC starts sequences that
-// retitle, clear or write the clipboard, ECMA-48) and bidirectional overrides (which reorder
-// what is shown, CVE-2021-42574) are written as \uXXXX escapes, as JSON would.
+// is made inert before it reaches a terminal: control characters, bidirectional controls and
+// invisible format characters (protocol/hidden-characters.ts) are written as \uXXXX escapes,
+// in the line for people and in the `--json` line alike (there as JSON escapes of the same
+// value, so jq reads what was stored).
+import { escapeHiddenCharacters } from '../protocol/hidden-characters.ts';
 import type { JsonObject } from '../protocol/message.ts';
 
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 export function formatAuditLine(record: JsonObject): string {
-  return inert(describeRecord(record));
+  return escapeHiddenCharacters(describeRecord(record));
+}
+
+/** The stored line for `--json`, made inert: the same JSON value, byte for byte except escapes. */
+export function formatAuditJson(storedLine: string): string {
+  return escapeHiddenCharacters(storedLine);
 }
 
 function describeRecord(record: JsonObject): string {
@@ -33,6 +38,11 @@ function describeRecord(record: JsonObject): string {
   return parts.join(' ');
 }
 
-function inert(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A duration for people: 57 s, 12 min, 3.5 h, 20 d. */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86_400).toFixed(1)} d`;
 }

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { compileAuditFilter, type AuditFilterSpec } from '../audit/audit-filter.ts';
 import type { AuditOutcome } from '../audit/audit-record.ts';
-import { formatAuditLine } from './audit-format.ts';
+import { formatAuditJson, formatAuditLine } from './audit-format.ts';
 import { auditUsageError, CHAIN_OPTIONS, chainLocation, readChain } from './audit-options.ts';
 
 const OPTIONS = {
@@ -47,7 +47,7 @@ export async function auditQueryCommand(argv: string[]): Promise<number> {
   const { dir, file } = chainLocation(values);
   try {
     for await (const { text, record } of readChain(dir, file)) {
-      if (matches(record)) process.stdout.write(`${values.json === true ? text : formatAuditLine(record)}\n`);
+      if (matches(record)) process.stdout.write(`${values.json === true ? formatAuditJson(text) : formatAuditLine(record)}\n`);
     }
   } catch (e) {
     process.stderr.write(`gatehouse audit query: ${(e as Error).message}\n`);

@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { parseArgs } from 'node:util';
 import { listAuditFiles, listRotatedFiles } from '../audit/audit-files.ts';
 import { readLines, readTail } from '../audit/line-reader.ts';
-import { formatAuditLine } from './audit-format.ts';
+import { formatAuditJson, formatAuditLine } from './audit-format.ts';
 import { auditUsageError, CHAIN_OPTIONS, chainLocation, parseStored } from './audit-options.ts';
 
 const OPTIONS = { ...CHAIN_OPTIONS, lines: { type: 'string', short: 'n' }, follow: { type: 'boolean', short: 'f' } } as const;
@@ -33,7 +33,7 @@ export async function auditTailCommand(argv: string[]): Promise<number> {
     const seq = typeof record['seq'] === 'number' ? record['seq'] : undefined;
     if (seq !== undefined && seq <= lastSeq) return;
     lastSeq = seq ?? lastSeq;
-    process.stdout.write(`${values.json === true ? text : formatAuditLine(record)}\n`);
+    process.stdout.write(`${values.json === true ? formatAuditJson(text) : formatAuditLine(record)}\n`);
   };
   try {
     const files = await listAuditFiles(dir, file);

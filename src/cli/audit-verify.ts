@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_AUDIT_FILE } from '../audit/audit-files.ts';
 import type { VerifyReport } from '../audit/chain-verifier.ts';
+import { formatSeconds } from './audit-format.ts';
 import { resolveAuditFiles, verifyFiles } from '../audit/verify-files.ts';
 import { auditUsageError } from './audit-options.ts';
 
@@ -47,9 +48,22 @@ export function formatReport(report: VerifyReport, fileCount: number): string {
   if (report.records === 0) {
     lines.push(`OK: 0 records in ${files}`);
   } else {
-    const start = report.fromGenesis ? 'from genesis' : `starting mid-chain (seq 1..${(report.firstSeq ?? 1) - 1} rotated away or not given)`;
+    const start = report.fromGenesis ? 'from genesis' : 'starting mid-chain';
     lines.push(`OK: ${report.records} record${report.records === 1 ? '' : 's'} in ${files}, seq ${report.firstSeq}..${report.lastSeq} ${start}`);
+    if (report.start !== undefined) lines.push(describeStart(report.start, report.firstSeq ?? 1));
     lines.push(`last hash ${report.lastHash}`);
   }
   return lines.map((l) => `${l}\n`).join('');
+}
+
+/** Why seq 1..firstSeq-1 are missing: deleted by the rotation budget (and how young that
+ * history was: minutes mean a flood of records, not retention), or nothing in the chain says. */
+function describeStart(start: NonNullable<VerifyReport['start']>, firstSeq: number): string {
+  if (start.cutBy === 'unexplained') {
+    return `history cut: seq 1..${firstSeq - 1} are not here, and no audit_rotated record in these files says the gateway deleted them (not given, or removed outside the gateway: by hand or by an age-based retention job)`;
+  }
+  const budget = start.budget === undefined ? '' : ` (rotate.maxFiles ${String(start.budget.maxFiles)}, rotate.maxBytes ${String(start.budget.maxBytes)})`;
+  const age = start.newestTime === undefined ? undefined : (Date.parse(start.deletedAt) - Date.parse(start.newestTime)) / 1000;
+  const old = age === undefined || Number.isNaN(age) ? '' : `, when the newest of them was ${formatSeconds(age)} old`;
+  return `history cut by rotation: seq 1..${start.throughSeq} were deleted by the rotation budget${budget}, ${start.file} (seq ${start.fromSeq}..${start.throughSeq}) at ${start.deletedAt}${old}; not by retention age`;
 }

@@ -9,7 +9,7 @@ export const POLICY_USAGE = `usage:
   gatehouse policy explain [--dir DIR] --as PRINCIPAL (--call TOOL | --prompt NAME | --resource URI)
                            [--upstream U] [--args JSON] [--params 'Name=value,...'] [--list] [--json]
   gatehouse policy test [FILE.test.yaml ...] [--dir DIR]
-  gatehouse policy pin --config GATEWAY.yaml [--tool GLOB ...]
+  gatehouse policy pin --config GATEWAY.yaml [--tool GLOB ...] [--include-annotations]
 DIR defaults to ./policies (for test: the directory of each test file). PRINCIPAL is a subject
 or JSON such as '{"subject":"alice","groups":["analysts"]}'.`;
 

@@ -1,9 +1,11 @@
-// `gatehouse policy pin --config FILE [--tool GLOB ...]`: prints the `pins:` YAML for the
+// `gatehouse policy pin --config FILE [--tool GLOB ...] [--include-annotations]`: prints the `pins:` YAML for the
 // tools the gateway would serve right now, to review and save as a policy file
 // (`> policies/90-pins.yaml`). The upstreams are started from the gateway config and the
 // tools list is merged exactly as the gateway merges it (same names, same definitions), so a
 // pin written here matches what the running gateway hashes. Every upstream must answer: a
-// pins file silently missing one upstream's tools would leave them unpinned. Exit 0, or 2
+// pins file silently missing one upstream's tools would leave them unpinned.
+// --include-annotations writes version 2 pins, whose hashes also cover title and annotations
+// (tool-definition-hash.ts), so that a flipped destructiveHint quarantines the tool. Exit 0, or 2
 // with the problem on stderr (bad config, an upstream down, a --tool that matches nothing).
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
@@ -22,9 +24,12 @@ import { usageError } from './policy-options.ts';
 const PIN_AUTH_CONTEXT = 'anonymous';
 
 export async function policyPinCommand(argv: string[]): Promise<number> {
-  let values: { config?: string; tool?: string[] };
+  let values: { config?: string; tool?: string[]; 'include-annotations'?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, tool: { type: 'string', short: 't', multiple: true } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string', short: 'c' }, tool: { type: 'string', short: 't', multiple: true }, 'include-annotations': { type: 'boolean' } },
+    }));
   } catch (e) {
     return usageError('pin', (e as Error).message);
   }
@@ -65,7 +70,7 @@ export async function policyPinCommand(argv: string[]): Promise<number> {
       `Written by \`gatehouse policy pin\` from the upstreams of ${basename(values.config)}: ${upstreams.map((u) => u.name).join(', ')}.`,
       'A changed hash means a changed tool definition: review the tool before committing the new pin.',
     ].join('\n');
-    process.stdout.write(formatPinsYaml(tools, { header }));
+    process.stdout.write(formatPinsYaml(tools, { header, version: values['include-annotations'] === true ? 2 : 1 }));
     return 0;
   } finally {
     await Promise.all(upstreams.map((u) => u.close()));

@@ -84,6 +84,8 @@ export function normalizeConfig(
     separator: raw.separator ?? DEFAULTS.separator,
     maxNameLength: raw.maxNameLength ?? DEFAULTS.maxNameLength,
     allowedOrigins: raw.allowedOrigins ?? [],
+    allowedHosts: (raw.allowedHosts ?? []).map((h) => h.toLowerCase()),
+    ...(raw.admin === undefined ? {} : { admin: { host: raw.admin.host ?? '127.0.0.1', port: raw.admin.port ?? 9090 } }),
     limits: {
       maxBodyBytes: raw.limits?.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
       maxHeaderBytes: raw.limits?.maxHeaderBytes ?? DEFAULTS.maxHeaderBytes,

@@ -87,6 +87,10 @@ export interface GatewayConfig {
   maxNameLength: number;
   /** Origins allowed besides same-host loopback ones; '*' allows any. */
   allowedOrigins: readonly string[];
+  /** Host header values (name or name:port) allowed besides loopback names; '*' allows any (http-guards.ts). */
+  allowedHosts: readonly string[];
+  /** The listener that alone serves /metrics, /readyz and /healthz, when set. */
+  admin?: { host: string; port: number };
   limits: {
     maxBodyBytes: number;
     maxHeaderBytes: number;

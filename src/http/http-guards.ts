@@ -1,6 +1,6 @@
 // Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http):
-// Origin (403, DNS-rebinding defence), header count and size (431); the body's size (413) is
-// checked as it is read (http-io.ts).
+// Origin and Host (403, DNS-rebinding defence), header count and size (431); the body's size
+// (413) is checked as it is read (http-io.ts).
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 
@@ -31,4 +31,44 @@ export function checkHeaderLimits(raw: readonly string[], maxCount: number, maxB
   if (count > maxCount) return err({ kind: 'headers_too_large', message: `Too many request headers: ${count} > ${maxCount}` });
   if (bytes > maxBytes) return err({ kind: 'headers_too_large', message: `Request headers too large: ${bytes} > ${maxBytes} bytes` });
   return ok(undefined);
+}
+
+export interface HostRule {
+  /** Lower-cased `name` (any port) or `name:port` entries; '*' allows any. */
+  allowed: readonly string[];
+  /** Whether a Host that is neither loopback nor allowed is refused. Off when nothing was
+   * configured for a listener that is not on loopback: its callers use names we cannot know. */
+  enforce: boolean;
+}
+
+/** The Host rule of a listener bound to `listenHost`: enforced on loopback, or once hosts are listed. */
+export function hostRule(listenHost: string, allowed: readonly string[]): HostRule {
+  return { allowed, enforce: allowed.length > 0 || isLoopbackName(listenHost.toLowerCase()) };
+}
+
+/**
+ * A page on attacker.example whose name was re-pointed at 127.0.0.1 (DNS rebinding) is
+ * same-origin with the gateway, so its GETs carry no Origin at all; their Host still names
+ * the attacker's domain. Loopback names always pass, as do the configured ones.
+ */
+export function checkHost(host: string | undefined, rule: HostRule): Result<void, GatewayError> {
+  if (!rule.enforce || rule.allowed.includes('*')) return ok(undefined);
+  const value = (host ?? '').trim().toLowerCase();
+  const name = hostName(value);
+  if (name !== '' && (isLoopbackName(name) || rule.allowed.includes(value) || rule.allowed.includes(name))) return ok(undefined);
+  return err({ kind: 'forbidden_host', host: value.slice(0, 200) });
+}
+
+/** `name` of `name:port` or `[v6]:port`. */
+function hostName(value: string): string {
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    return end === -1 ? '' : value.slice(0, end + 1);
+  }
+  const colon = value.lastIndexOf(':');
+  return colon !== -1 && /^[0-9]*$/.test(value.slice(colon + 1)) ? value.slice(0, colon) : value;
+}
+
+function isLoopbackName(name: string): boolean {
+  return LOOPBACK_HOSTS.has(name) || name === '::1' || /^127(\.[0-9]{1,3}){3}$/.test(name);
 }

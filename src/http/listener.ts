@@ -1,10 +1,15 @@
 // Builds the HTTP server from its dependencies; wiring only (docs/architecture.md §3). The HTTP ring:
 // the MCP endpoint, on Node's request/response (the hot path: no Web Request/Response per
 // call), which does its own Origin/limit checks first; everything else (health, metrics,
-// well-known metadata, the approvals console) is a Hono app.
+// well-known metadata, the approvals console) is a Hono app. Those routes get the same
+// DNS-rebinding defence as /mcp: the Host must be one this listener answers to and a browser's
+// Origin must be allowed (the console checks its own Origin, against its public URL). Exempt:
+// /healthz (it says only "ok") and the RFC 9728 metadata (public, and fetched cross-origin by
+// browser clients). With `admin` configured, /metrics and /readyz move to their own listener
+// (buildAdminListener), which keeps the same checks for its own address.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { limitBody } from './body-limit.ts';
 import type { DrainState } from './drain-state.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -14,6 +19,8 @@ import type { GatewayConfig } from '../config/types.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import { protectedResourceMetadata } from '../identity/resource-metadata.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import { mapError, type GatewayError } from '../protocol/errors.ts';
+import { checkHost, checkOrigin, hostRule } from './http-guards.ts';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -31,7 +38,34 @@ export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const path = deps.config.listen.path;
   app.use('*', limitBody());
+  app.use('*', rebindingGuard(deps, deps.config.listen.host));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  if (deps.config.admin === undefined) operatorRoutes(app, deps);
+  // RFC 9728 protected resource metadata at both well-known paths (MCP 2026-07-28, basic/authorization; RFC 9728).
+  const prm = deps.config.identity ? protectedResourceMetadata(deps.config.identity, path) : undefined;
+  if (prm) for (const p of prm.paths) app.get(p, (c) => c.json(prm.document));
+  for (const r of deps.extraRoutes ?? []) app.route('/', r);
+  app.notFound((c) => c.json({ error: `not found; the MCP endpoint is ${path}` }, 404));
+  return app;
+}
+
+/** The admin listener's app: health, readiness and metrics only. */
+export function buildAdminApp(deps: AppDeps, adminHost: string): Hono {
+  const app = new Hono();
+  app.use('*', limitBody());
+  app.use('*', rebindingGuard(deps, adminHost));
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  operatorRoutes(app, deps);
+  app.notFound((c) => c.json({ error: 'not found; this listener serves /healthz, /readyz and /metrics' }, 404));
+  return app;
+}
+
+export function buildAdminListener(deps: AppDeps, adminHost: string): RequestListener {
+  return getRequestListener(buildAdminApp(deps, adminHost).fetch);
+}
+
+/** /metrics and /readyz: what an operator reads, and what an outsider must not. */
+function operatorRoutes(app: Hono, deps: AppDeps): void {
   const metrics = deps.metrics;
   if (metrics) {
     app.get('/metrics', async () => {
@@ -48,12 +82,31 @@ export function buildApp(deps: AppDeps): Hono {
     const anyUp = upstreams.length === 0 || upstreams.some((u) => u.state === 'up');
     return c.json({ status: anyUp ? 'ready' : 'degraded', config: deps.config.file, upstreams }, anyUp ? 200 : 503);
   });
-  // RFC 9728 protected resource metadata at both well-known paths (MCP 2026-07-28, basic/authorization; RFC 9728).
-  const prm = deps.config.identity ? protectedResourceMetadata(deps.config.identity, path) : undefined;
-  if (prm) for (const p of prm.paths) app.get(p, (c) => c.json(prm.document));
-  for (const r of deps.extraRoutes ?? []) app.route('/', r);
-  app.notFound((c) => c.json({ error: `not found; the MCP endpoint is ${path}` }, 404));
-  return app;
+}
+
+/** Host (and, but for the console, Origin) as on /mcp, for a listener bound to `listenHost`.
+ * The gateway's own public names (identity `resource`, approvals `publicUrl`) are allowed. */
+function rebindingGuard(deps: AppDeps, listenHost: string): MiddlewareHandler {
+  const { config } = deps;
+  const own = [config.identity?.resource, config.approvals?.publicUrl].flatMap((u) => (u === undefined ? [] : [new URL(u).host.toLowerCase()]));
+  const base = hostRule(listenHost, config.allowedHosts);
+  const rule = { ...base, allowed: [...base.allowed, ...own] };
+  const refuse = (error: GatewayError): Response => {
+    const mapped = mapError(error);
+    deps.metrics?.recordRefusal(error.kind, mapped.status);
+    return Response.json({ error: error.kind, message: mapped.error.message }, { status: mapped.status });
+  };
+  return async (c, next) => {
+    const p = c.req.path;
+    if (p === '/healthz' || p.startsWith('/.well-known/')) return next();
+    const host = checkHost(c.req.header('host'), rule);
+    if (!host.ok) return refuse(host.error);
+    if (!p.startsWith('/approvals')) {
+      const origin = checkOrigin(c.req.header('origin'), config.allowedOrigins);
+      if (!origin.ok) return refuse(origin.error);
+    }
+    return next();
+  };
 }
 
 /** The request path without its query, also for absolute-form request targets. */

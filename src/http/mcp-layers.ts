@@ -9,7 +9,7 @@ import { UNAUTHENTICATED_PRINCIPAL, type Principal } from '../identity/principal
 import type { GatewayError } from '../protocol/errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Endpoint, Layer } from './compose.ts';
-import { checkHeaderLimits, checkOrigin } from './http-guards.ts';
+import { checkHeaderLimits, checkHost, checkOrigin } from './http-guards.ts';
 import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
 import type { Observer } from './observer.ts';
 import { refuse, type Refusal } from './replies.ts';
@@ -48,9 +48,14 @@ export function observeLayer(observer: Observer, logger: Logger, path: string): 
 
 export function guardLayer(config: GatewayConfig): Layer {
   const { allowedOrigins, limits } = config;
+  // Host only once configured: browsers send Origin on every POST, which is the check above,
+  // and a gateway behind a proxy sees the proxy's public name (docs: allowedHosts).
+  const hosts = { allowed: config.allowedHosts, enforce: config.allowedHosts.length > 0 };
   return (req, next) => {
     const origin = checkOrigin(req.header('origin'), allowedOrigins);
     if (!origin.ok) return Promise.resolve(refuse({ error: origin.error, era: eraOf(req) }));
+    const host = checkHost(req.header('host'), hosts);
+    if (!host.ok) return Promise.resolve(refuse({ error: host.error, era: eraOf(req) }));
     const sized = checkHeaderLimits(req.rawHeaders, limits.maxHeaderCount, limits.maxHeaderBytes);
     if (!sized.ok) return Promise.resolve(refuse({ error: sized.error, era: eraOf(req) }));
     return next(req);

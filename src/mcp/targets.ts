@@ -3,6 +3,7 @@
 // sent and how the reply is rewritten. tools/call, prompts/get and resources/read are judged
 // by policy; completion/complete runs nothing, so the caller need only see what it completes.
 import type { Catalog } from '../catalog/catalog.ts';
+import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { buildParamHeaders, checkParamHeaders, extractParamValues } from '../headers/param-headers.ts';
 import type { Call, Handled, Reply } from '../protocol/call.ts';
@@ -114,14 +115,16 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
   const resolveResource = async (call: Call): Promise<Resolution> => {
     const uri = call.params.uri;
     if (typeof uri !== 'string') return invalid('resources/read needs a string "uri"');
-    const route = await catalog.routeResource(uri, call.authContext);
+    const routed = await catalog.routeResource(uri, call.authContext);
+    if (!routed.ok) return invalid(invalidUriMessage(routed.error));
+    const route = routed.value;
     const upstream = route && catalog.upstream(route.upstream);
     if (!route || !upstream) return err(unknownError({ kind: 'resource', name: uri }));
-    // Policy, approval and rate limits judge the uri as listed, not the client's spelling of
-    // it: a gatehouse:// alias must not walk around a rule written for the listed uri. A
-    // hidden resource answers exactly as a missing one, under the uri the client sent.
+    // Policy, approval and rate limits judge the uri as listed (or its canonical form), not
+    // the client's spelling of it: a respelling must not walk around a rule written for the
+    // listed uri. A hidden resource answers exactly as a missing one, under the uri the client sent.
     return ok({
-      target: { kind: 'resource', upstream: route.upstream, name: route.exposed, upstreamName: route.uri },
+      target: { kind: 'resource', upstream: route.upstream, name: route.exposed, upstreamName: route.uri, ...(route.template === undefined ? {} : { template: route.template }) },
       upstream,
       judge: 'call',
       unknown: unknownError({ kind: 'resource', name: uri }),
@@ -153,7 +156,9 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const clientUri = ref.uri;
-      const route = await catalog.routeResource(clientUri, call.authContext);
+      const routed = await catalog.routeResource(clientUri, call.authContext);
+      if (!routed.ok) return invalid(invalidUriMessage(routed.error));
+      const route = routed.value;
       const upstream = route && catalog.upstream(route.upstream);
       if (!route || !upstream) return err(unknownError({ kind: 'resource', name: clientUri }));
       const listed = (await catalog.item('resourceTemplates', route.exposed, call.authContext)) ?? (await catalog.item('resources', route.exposed, call.authContext));

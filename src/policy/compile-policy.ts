@@ -19,6 +19,7 @@ import { explainRules, type Explanation } from './explain-action.ts';
 import { createSchemaCheck } from '../config/schema-issues.ts';
 import { POLICY_SCHEMA, type RawPolicyFile } from './policy-schema.ts';
 import { buildRuleIndex } from './rule-index.ts';
+import type { PinVersion } from './tool-definition-hash.ts';
 import { issueAt, schemaIssuesAt } from './yaml-source.ts';
 
 export type { DefaultEffect } from './decide-action.ts';
@@ -50,6 +51,11 @@ export interface RuleSummary {
   description?: string;
 }
 
+export interface ToolPin {
+  sha256: string;
+  version: PinVersion;
+}
+
 export interface CompiledPolicy extends PolicyEngine {
   /** Hash of the files' names and texts and the default effect: cache per policy version. */
   readonly version: string;
@@ -57,8 +63,8 @@ export interface CompiledPolicy extends PolicyEngine {
   readonly files: readonly string[];
   /** In load order. */
   readonly rules: readonly RuleSummary[];
-  /** Exposed tool name -> sha256 of its definition (see tool-definition-hash.ts). */
-  readonly pins: ReadonlyMap<string, string>;
+  /** Exposed tool name -> sha256 of its definition, and which fields it covers (tool-definition-hash.ts). */
+  readonly pins: ReadonlyMap<string, ToolPin>;
   /** Names of the claims some rule's `principal` matches on, sorted: with the subject, groups
    * and scopes, all of a principal that a decision can depend on (list caches key on them). */
   readonly claimNames: readonly string[];
@@ -79,7 +85,7 @@ export function compilePolicy(files: readonly LoadedPolicyFile[], opts: CompileO
   addFormats.default(ajv);
 
   const rules: CompiledRule[] = [];
-  const pins = new Map<string, string>();
+  const pins = new Map<string, ToolPin>();
   const firstId = new Map<string, CompiledRule>();
   const firstPin = new Map<string, string>();
   for (const f of files) {
@@ -115,7 +121,7 @@ export function compilePolicy(files: readonly LoadedPolicyFile[], opts: CompileO
         continue;
       }
       firstPin.set(pin.tool, where(f.file, f.locate?.(`/pins/${position}`)?.line));
-      pins.set(pin.tool, pin.sha256);
+      pins.set(pin.tool, { sha256: pin.sha256, version: pin.version ?? 1 });
     }
   }
   if (issues.length > 0) return err(issues);

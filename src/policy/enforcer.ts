@@ -15,7 +15,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { CompiledPolicy } from './compile-policy.ts';
 import type { ActionKind, Decision, PolicyAction, RateLimitRef } from './decision.ts';
 import type { PolicyRuntime } from './policy-runtime.ts';
-import { toolDefinitionHash } from './tool-definition-hash.ts';
+import { toolDefinitionHash, type PinVersion } from './tool-definition-hash.ts';
 
 const ACTION_KIND: Readonly<Record<ListKind, ActionKind>> = { tools: 'tool', prompts: 'prompt', resources: 'resource', resourceTemplates: 'resourceTemplate' };
 
@@ -25,6 +25,10 @@ export interface CallTarget {
   /** Exposed name, or URI for resources. */
   name: string;
   upstreamName: string;
+  /** A resource read that no list names but a template accounts for: the template's uriTemplate.
+   * The read is judged under the template too (a hidden template hides its reads), and rate
+   * limits key on it, so distinct uris of one template share one bucket. */
+  template?: string;
   item?: JsonObject;
   arguments?: JsonObject;
   params?: Readonly<Record<string, HeaderParamValue>>;
@@ -62,15 +66,18 @@ export function unknownError(target: { kind: ActionKind; name: string }): Gatewa
 }
 
 function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): string {
+  // Per item: a templated resource counts as its template, or every distinct uri a client
+  // makes up would get a bucket of its own.
+  const item = target.template ?? target.name;
   switch (rl.per) {
     case 'principal':
       return `${rl.id}\u0000p\u0000${principal.authContext}`;
     case 'tool':
-      return `${rl.id}\u0000t\u0000${target.name}`;
+      return `${rl.id}\u0000t\u0000${item}`;
     case 'upstream':
       return `${rl.id}\u0000u\u0000${target.upstream}`;
     case 'principal+tool':
-      return `${rl.id}\u0000pt\u0000${principal.authContext}\u0000${target.name}`;
+      return `${rl.id}\u0000pt\u0000${principal.authContext}\u0000${item}`;
   }
 }
 
@@ -90,7 +97,8 @@ export type QuarantineChange = (tool: { name: string; upstream: string; upstream
 
 export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimiter; logger: Logger; onQuarantineChange?: QuarantineChange }): Enforcer {
   const { policy, limiter, logger } = deps;
-  const hashes = new WeakMap<JsonObject, string>();
+  // Per pin version: a definition hashes once for each format some pin asks for.
+  const hashes: Record<PinVersion, WeakMap<JsonObject, string>> = { 1: new WeakMap(), 2: new WeakMap() };
   // Quarantined tools by name, with the pin they failed and the hash last seen: a tool is
   // announced when it enters quarantine and when its definition goes back to the pinned
   // hash, and logged again when it changes once more. A new pin starts afresh: the policy
@@ -105,12 +113,13 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
   /** A pinned tool whose definition changed is quarantined until the pin is updated. */
   const quarantined = (p: CompiledPolicy, kind: ActionKind, name: string, item: JsonObject | undefined, upstream: string, upstreamName: string): boolean => {
     if (kind !== 'tool' || !item) return false;
-    const pin = p.pins.get(name);
-    if (pin === undefined) return false;
-    let hash = hashes.get(item);
+    const pinned = p.pins.get(name);
+    if (pinned === undefined) return false;
+    const pin = pinned.sha256;
+    let hash = hashes[pinned.version].get(item);
     if (hash === undefined) {
-      hash = toolDefinitionHash(item);
-      hashes.set(item, hash);
+      hash = toolDefinitionHash(item, pinned.version);
+      hashes[pinned.version].set(item, hash);
     }
     const entry = held.get(name);
     const before = entry?.pin === pin ? entry.hash : undefined;
@@ -150,6 +159,11 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
       const p = policy.current();
       if (quarantined(p, target.kind, target.name, target.item, target.upstream, target.upstreamName)) {
         return ok({ effect: 'deny', ruleId: 'quarantine', reason: `${target.name} is quarantined: its definition no longer matches its pin` });
+      }
+      if (target.template !== undefined) {
+        // A template the caller may not see hides every uri it accounts for.
+        const hidden = p.decide(principal, { kind: 'resourceTemplate', operation: 'list', upstream: target.upstream, name: target.template, upstreamName: target.template });
+        if (hidden.effect === 'deny') return ok(hidden);
       }
       const action: PolicyAction = { kind: target.kind, operation: 'call', upstream: target.upstream, name: target.name, upstreamName: target.upstreamName };
       if (target.arguments) action.arguments = target.arguments;

@@ -3,7 +3,7 @@
 // gives the same text (and a reviewable diff when it changed). Reaching the upstreams and
 // writing the file are the command's job.
 
-import { toolDefinitionHash, type HashableTool } from './tool-definition-hash.ts';
+import { toolDefinitionHash, type HashableTool, type PinVersion } from './tool-definition-hash.ts';
 
 export interface PinnableTool extends HashableTool {
   /** Exposed (prefixed) name, as clients and policies see it. */
@@ -15,6 +15,8 @@ export interface PinsYamlOptions {
   header?: string;
   /** Path from the file to schema/policy.schema.json, for the editor hint. */
   schemaPath?: string;
+  /** 2: the hashes cover title and annotations too, and each pin says `version: 2`. */
+  version?: PinVersion;
 }
 
 export function formatPinsYaml(tools: readonly PinnableTool[], opts: PinsYamlOptions = {}): string {
@@ -24,6 +26,8 @@ export function formatPinsYaml(tools: readonly PinnableTool[], opts: PinsYamlOpt
   if (sorted.length === 0) return [...lines, 'pins: []', ''].join('\n');
   lines.push('pins:');
   // JSON strings are YAML flow scalars, so any name survives quoting.
-  for (const tool of sorted) lines.push(`  - { tool: ${JSON.stringify(tool.name)}, sha256: ${toolDefinitionHash(tool)} }`);
+  const version = opts.version ?? 1;
+  const suffix = version === 1 ? '' : `, version: ${version}`;
+  for (const tool of sorted) lines.push(`  - { tool: ${JSON.stringify(tool.name)}, sha256: ${toolDefinitionHash(tool, version)}${suffix} }`);
   return lines.join('\n') + '\n';
 }

@@ -38,7 +38,7 @@ export const POLICY_SCHEMA = {
   properties: {
     rules: { description: 'The rules of this file.', type: 'array', items: { $ref: '#/$defs/rule' } },
     pins: {
-      description: 'Tool pins against rug-pulls: the sha256 of a tool definition (description + schemas). A tool whose definition no longer hashes to its pin is quarantined.',
+      description: 'Tool pins against rug-pulls: the sha256 of a tool definition (description + schemas; with version 2 also title and annotations). A tool whose definition no longer hashes to its pin is quarantined.',
       type: 'array',
       items: { $ref: '#/$defs/pin' },
     },
@@ -180,6 +180,12 @@ export const POLICY_SCHEMA = {
           pattern: SHA256_PATTERN,
           errorMessage: 'expected 64 lowercase hex digits',
         },
+        version: {
+          description: 'What the hash covers: 1 (default) description and schemas; 2 also title and annotations (destructiveHint and the other hints), as `gatehouse policy pin --include-annotations` writes it.',
+          enum: [1, 2],
+          default: 1,
+          errorMessage: 'expected pin version 1 or 2',
+        },
       },
     },
   },
@@ -226,5 +232,5 @@ export interface RawRule {
 
 export interface RawPolicyFile {
   rules?: readonly RawRule[];
-  pins?: readonly { tool: string; sha256: string }[];
+  pins?: readonly { tool: string; sha256: string; version?: 1 | 2 }[];
 }

@@ -32,8 +32,22 @@ describe('toolDefinitionHash', () => {
     expect(toolDefinitionHash({ ...forecast, outputSchema: { type: 'object' } })).not.toBe(base);
   });
 
-  it('ignores title and annotations', () => {
+  it('ignores title and annotations in version 1, the default', () => {
     expect(toolDefinitionHash({ ...forecast, title: 'Weather', annotations: { readOnlyHint: false } })).toBe(toolDefinitionHash(forecast));
+    expect(toolDefinitionHash(forecast, 1)).toBe(toolDefinitionHash(forecast));
+  });
+
+  it('covers title and annotations in version 2, as the sha256 of a documented object', () => {
+    const canonical =
+      '{"annotations":{"readOnlyHint":true},"description":"A made-up forecast for a region","inputSchema":{"properties":{"days":{"maximum":7,"type":"integer"},"region":{"type":"string"}},"required":["region"],"type":"object"},"outputSchema":null,"title":"Forecast","version":2}';
+    expect(toolDefinitionHash(forecast, 2)).toBe(createHash('sha256').update(canonical).digest('hex'));
+    const base = toolDefinitionHash(forecast, 2);
+    expect(toolDefinitionHash({ ...forecast, annotations: { readOnlyHint: true, destructiveHint: false } }, 2)).not.toBe(base);
+    expect(toolDefinitionHash({ ...forecast, title: 'Weather' }, 2)).not.toBe(base);
+    expect(toolDefinitionHash({ ...forecast, description: 'x' }, 2)).not.toBe(base);
+    // Never equal to a version-1 hash of the same tool, even without title and annotations.
+    const bare = { description: 'd', inputSchema: { type: 'object' } };
+    expect(toolDefinitionHash(bare, 2)).not.toBe(toolDefinitionHash(bare, 1));
   });
 
   it('writes canonical JSON as RFC 8785 does for plain values', () => {
@@ -58,9 +72,19 @@ describe('formatPinsYaml', () => {
     );
     const policy = parsePolicyFiles([{ file: '90-pins.yaml', text }]);
     expect([...policy.pins]).toEqual([
-      ['everything__echo', toolDefinitionHash(echo)],
-      ['weather__forecast', toolDefinitionHash(forecast)],
+      ['everything__echo', { sha256: toolDefinitionHash(echo), version: 1 }],
+      ['weather__forecast', { sha256: toolDefinitionHash(forecast), version: 1 }],
     ]);
+  });
+
+  it('writes version 2 pins on request, and they load back as version 2', () => {
+    const text = formatPinsYaml([forecast], { version: 2 });
+    expect(text).toContain(`  - { tool: "weather__forecast", sha256: ${toolDefinitionHash(forecast, 2)}, version: 2 }\n`);
+    expect([...parsePolicyFiles([{ file: '90-pins.yaml', text }]).pins]).toEqual([['weather__forecast', { sha256: toolDefinitionHash(forecast, 2), version: 2 }]]);
+  });
+
+  it('refuses a pin version it does not know, naming the file and path', () => {
+    expect(() => parsePolicyFiles([{ file: 'p.yaml', text: `pins:\n  - { tool: t, sha256: ${'a'.repeat(64)}, version: 3 }\n` }])).toThrow(/p\.yaml.*\/pins\/0\/version.*expected pin version 1 or 2/s);
   });
 
   it('writes an empty list for no tools', () => {

@@ -17,7 +17,8 @@ const KINDS: readonly { list: ListKind; change: ChangedList; action: ActionKind;
 
 export async function changedLists(catalog: Catalog, principal: Principal, before: CompiledPolicy, after: CompiledPolicy): Promise<Set<ChangedList>> {
   const changed = new Set<ChangedList>();
-  const pinsDiffer = before.pins.size !== after.pins.size || [...after.pins].some(([k, v]) => before.pins.get(k) !== v);
+  const pinsDiffer =
+    before.pins.size !== after.pins.size || [...after.pins].some(([k, v]) => before.pins.get(k)?.sha256 !== v.sha256 || before.pins.get(k)?.version !== v.version);
   if (pinsDiffer) changed.add('tools');
   for (const k of KINDS) {
     if (changed.has(k.change)) continue;

@@ -37,6 +37,7 @@ export type GatewayError =
   | { kind: 'internal'; message: string }
   | { kind: 'session_not_found' }
   | { kind: 'forbidden_origin'; origin: string }
+  | { kind: 'forbidden_host'; host: string }
   | { kind: 'body_too_large'; limit: number }
   | { kind: 'headers_too_large'; message: string }
   | { kind: 'method_not_allowed'; method: string }
@@ -122,6 +123,8 @@ export function mapError(e: GatewayError, modern = true): MappedError {
       return { status: 404, error: { code: INVALID_REQUEST, message: 'Session not found: send a new initialize request' } };
     case 'forbidden_origin':
       return { status: 403, error: { code: INVALID_REQUEST, message: `Origin not allowed: ${e.origin}` } };
+    case 'forbidden_host':
+      return { status: 403, error: { code: INVALID_REQUEST, message: `Host not allowed: ${e.host} (see allowedHosts)` } };
     case 'body_too_large':
       return { status: 413, error: { code: INVALID_REQUEST, message: `Request body exceeds ${e.limit} bytes` } };
     case 'headers_too_large':

@@ -40,6 +40,13 @@ export interface AuditSinkStats {
   /** Durability barriers (fdatasyncs) since start, cumulative: writtenTotal ÷ syncsTotal is
    * how many records share one (group commit). */
   syncsTotal?: number;
+  /** Audit file rotations, and rotated files deleted by the rotation budget, cumulative. */
+  rotationsTotal?: number;
+  filesDeletedTotal?: number;
+  /** Age of the oldest record still on disk, in seconds: how much history the budget keeps. */
+  retainedSeconds?: number;
+  /** Records with a string cut to audit.maxStringBytes, cumulative. */
+  cutTotal?: number;
 }
 
 export interface MetricsOptions {
@@ -169,6 +176,15 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     });
     cumulative(registers, 'gatehouse_audit_dropped_total', 'Audit records dropped because the sink could not keep up (fail-open mode).', () => report('audit_dropped_total', auditStats)?.droppedTotal);
     cumulative(registers, 'gatehouse_audit_records_written_total', 'Audit records written and made durable.', () => report('audit_records_written_total', auditStats)?.writtenTotal);
+    cumulative(registers, 'gatehouse_audit_rotations_total', 'Audit file rotations (each new file opens with an audit_rotated event).', () => report('audit_rotations_total', auditStats)?.rotationsTotal);
+    cumulative(registers, 'gatehouse_audit_strings_cut_total', 'Audit records in which a string over audit.maxStringBytes was cut (a huge id, name or header value).', () => report('audit_strings_cut_total', auditStats)?.cutTotal);
+    cumulative(registers, 'gatehouse_audit_files_deleted_total', 'Rotated audit files deleted by the rotation budget (audit.rotate.maxFiles).', () => report('audit_files_deleted_total', auditStats)?.filesDeletedTotal);
+    const retained: Gauge = new Gauge({
+      name: 'gatehouse_audit_retained_seconds',
+      help: 'Age of the oldest audit record still on disk: how far back the kept history reaches. A sudden fall means rotation is deleting recent history (a flood of records).',
+      registers,
+      collect: () => retained.set(report('audit_retained_seconds', auditStats)?.retainedSeconds ?? Number.NaN),
+    });
     cumulative(registers, 'gatehouse_audit_syncs_total', 'Durability barriers (fdatasync) spent on audit records; records written ÷ this = records per sync (group commit).', () => report('audit_syncs_total', auditStats)?.syncsTotal);
   }
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });

@@ -130,6 +130,38 @@ describe('approvals console in Chromium', () => {
     await page.close();
   });
 
+  it('shows bidi controls and other invisible characters as visible marks, and flags the call', async () => {
+    // "\u202Eevil\u202C" displays as "live" when rendered raw.
+    const args = { '\u202Eevil\u202C': 'rm -rf /\u200B', note: 'a\u0007b' };
+    const pending = ask(approvalDraft({ channel: 'console', name: 'files__\u202Eeteled\u202C', arguments: args, argumentsDigest: digestJson(args) }));
+    const { id } = await pending.created;
+    // The API itself is inert: the characters travel as JSON escapes, and the fields are named.
+    const api = await fetch(`${server.url}/approvals/api/pending`, { headers: { authorization: `Bearer ${APPROVER_KEYS.carol}` } });
+    const raw = await api.text();
+    expect(raw).not.toMatch(/[\u202a-\u202e\u200b]/);
+    expect(raw).toContain('\\u202e');
+    const listed = (JSON.parse(raw) as { approvals: { id: string; name: string; hiddenCharacters: string[] }[] }).approvals.find((x) => x.id === id)!;
+    expect(listed.name).toBe('files__\u202Eeteled\u202C');
+    expect(listed.hiddenCharacters).toEqual(['name', 'arguments']);
+
+    const page = await context.newPage();
+    await signIn(page, APPROVER_KEYS.carol);
+    await expect.poll(() => card(page, id).count()).toBe(1);
+    const shown = card(page, id);
+    expect(await shown.locator('h3').textContent()).toBe('files__⟨U+202E⟩eteled⟨U+202C⟩');
+    expect(await shown.locator('h3').getAttribute('class')).toContain('hidden-chars');
+    const code = (await shown.locator('pre').textContent())!;
+    expect(code).toContain('"⟨U+202E⟩evil⟨U+202C⟩": "rm -rf /⟨U+200B⟩"');
+    expect(code).not.toMatch(/[\u202a-\u202e\u200b]/);
+    expect(await shown.locator('.warning').textContent()).toMatch(/^Warning: name, arguments contain invisible or direction-changing characters/);
+    expect(await shown.getByRole('button', { name: /^Deny/ }).getAttribute('aria-label')).toBe('Deny files__⟨U+202E⟩eteled⟨U+202C⟩ for bob');
+    await page.screenshot({ path: SCREENSHOT.replace('.png', '-hidden-characters.png'), fullPage: true });
+    await shown.getByRole('button', { name: /^Deny/ }).click();
+    expect(await pending.outcome).toMatchObject({ decision: 'denied', by: 'carol' });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('an approver by group sees new calls appear without reloading', async () => {
     const page = await context.newPage();
     await signIn(page, APPROVER_KEYS.dave);

@@ -11,6 +11,8 @@ import { openSink, requestRecord, tempDir } from './audit-fixtures.ts';
 
 const FILE = 'gatehouse-audit.jsonl';
 let original: string;
+/** The 100 records plus the audit_rotated event that opens each new file. */
+let total: number;
 const scratch: string[] = [];
 
 function copyChain(label: string): string {
@@ -37,8 +39,9 @@ beforeAll(async () => {
   // About 560 bytes a line: 7 lines a file, so 100 records make 15 files.
   const { sink } = await openSink(original, { rotate: { maxBytes: 4000, maxFiles: 0 } });
   for (let i = 1; i <= 100; i++) await sink.record(requestRecord(i));
-  expect(sink.stats()).toMatchObject({ written: 100, lastSeq: 100 });
   expect(sink.stats().rotations).toBeGreaterThan(10);
+  total = 100 + sink.stats().rotations;
+  expect(sink.stats()).toMatchObject({ written: 100, lastSeq: total });
   await sink.close();
 });
 
@@ -47,12 +50,12 @@ afterAll(() => {
 });
 
 describe('a chain written across rotations', () => {
-  it('verifies: 100 records from genesis, seq continuous across files', async () => {
+  it('verifies: every line from genesis, seq continuous across files', async () => {
     const files = await listAuditFiles(original, FILE);
     expect(files.length).toBeGreaterThan(10);
     expect(path.basename(files[0] ?? '')).toBe('gatehouse-audit.000000000001.jsonl');
     expect(path.basename(files.at(-1) ?? '')).toBe(FILE);
-    expect(await verifyDir(original)).toMatchObject({ ok: true, records: 100, firstSeq: 1, lastSeq: 100, fromGenesis: true });
+    expect(await verifyDir(original)).toMatchObject({ ok: true, records: total, firstSeq: 1, lastSeq: total, fromGenesis: true });
   });
 
   it('chains the first line of each rotated file to the last line of the file before', async () => {
@@ -120,14 +123,14 @@ describe('a chain written across rotations', () => {
     const lastSeq = (JSON.parse(text.slice(lastStart)) as { seq: number }).seq;
 
     const report = await verifyDir(dir);
-    expect(report).toMatchObject({ ok: true, records: 99, lastSeq: lastSeq - 1, incomplete: { file: current, bytes: cut - lastStart } });
+    expect(report).toMatchObject({ ok: true, records: total - 1, lastSeq: lastSeq - 1, incomplete: { file: current, bytes: cut - lastStart } });
 
     const { sink, logs } = await openSink(dir);
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('incomplete last line'), bytes: cut - lastStart }));
     expect(readFileSync(current, 'utf8').endsWith('\n')).toBe(true);
     for (let i = 200; i < 205; i++) await sink.record(requestRecord(i));
     await sink.close();
-    expect(await verifyDir(dir)).toMatchObject({ ok: true, records: 104, lastSeq: 104 });
+    expect(await verifyDir(dir)).toMatchObject({ ok: true, records: total + 4, lastSeq: total + 4 });
   });
 
   it('resumes from the newest rotated file when the current file is missing, and keeps maxFiles rotated files', async () => {
@@ -139,8 +142,10 @@ describe('a chain written across rotations', () => {
     await sink.close();
     const rotated = readdirSync(dir).filter((n) => n !== FILE);
     expect(rotated).toHaveLength(3);
-    // Older files were deleted by retention: the chain verifies from where it now starts.
+    // Older files were deleted by the rotation budget: the chain verifies from where it now
+    // starts, and its audit_rotated events say so.
     const report = await verifyDir(dir);
-    expect(report).toMatchObject({ ok: true, fromGenesis: false, lastSeq: newest.seq + 20 });
+    expect(report).toMatchObject({ ok: true, fromGenesis: false, start: { cutBy: 'rotation', budget: { maxBytes: 4000, maxFiles: 3 } } });
+    expect(report.lastSeq).toBeGreaterThan(newest.seq + 20);
   });
 });

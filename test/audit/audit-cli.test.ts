@@ -13,6 +13,8 @@ const BIN = path.join(ROOT, 'bin/gatehouse.js');
 const FILE = 'gatehouse-audit.jsonl';
 const ROTATE = { maxBytes: 4000, maxFiles: 0 };
 let dir: string;
+/** seq of the last line: the 30 records and the audit_rotated event opening each new file. */
+let lastSeq: number;
 const scratch: string[] = [];
 
 function gatehouse(...args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -31,6 +33,8 @@ beforeAll(async () => {
   dir = tempDir('cli');
   const { sink } = await openSink(dir, { rotate: ROTATE });
   for (let i = 1; i <= 30; i++) await sink.record(requestRecord(i));
+  lastSeq = sink.stats().lastSeq;
+  expect(lastSeq).toBe(30 + sink.stats().rotations);
   await sink.close();
 });
 
@@ -40,7 +44,7 @@ describe('gatehouse audit verify', () => {
   it('exits 0 with OK, the count and the last hash for an intact directory', () => {
     const r = gatehouse('verify', dir);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^OK: 30 records in \d+ files, seq 1\.\.30 from genesis\nlast hash sha256:[0-9a-f]{64}\n$/);
+    expect(r.stdout).toMatch(new RegExp(`^OK: ${lastSeq} records in \\d+ files, seq 1\\.\\.${lastSeq} from genesis\\nlast hash sha256:[0-9a-f]{64}\\n$`));
     expect(r.stderr).toBe('');
   });
 
@@ -55,10 +59,13 @@ describe('gatehouse audit verify', () => {
   it('exits 1 naming file:line of an edited record', async () => {
     const d = copy('cli-edit');
     const target = (await listAuditFiles(d, FILE))[1] ?? '';
-    writeFileSync(target, readFileSync(target, 'utf8').replace('"subject":"bob"', '"subject":"eve"'));
+    const text = readFileSync(target, 'utf8');
+    // The first line of a rotated file is its audit_rotated event; the edit hits a request.
+    const lineNo = text.slice(0, text.indexOf('"subject":"bob"')).split('\n').length;
+    writeFileSync(target, text.replace('"subject":"bob"', '"subject":"eve"'));
     const r = gatehouse('verify', d);
     expect(r.status).toBe(1);
-    expect(r.stdout).toBe(`BROKEN: ${target}:1: edited: the content does not match its "hash"\n${(await lineCount(d, 0))} records before it verified\n`);
+    expect(r.stdout).toBe(`BROKEN: ${target}:${lineNo}: edited: the content does not match its "hash"\n${(await lineCount(d, 0)) + lineNo - 1} records before it verified\n`);
   });
 
   it('exits 0 with a warning for a last line cut short by a crash', () => {
@@ -67,7 +74,7 @@ describe('gatehouse audit verify', () => {
     truncateSync(current, readFileSync(current).length - 40);
     const r = gatehouse('verify', d);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^warning: ${current}:\\d+: incomplete last line \\(\\d+ bytes, no newline\\).*\\nOK: 29 records`));
+    expect(r.stdout).toMatch(new RegExp(`^warning: ${current}:\\d+: incomplete last line \\(\\d+ bytes, no newline\\).*\\nOK: ${lastSeq - 1} records`));
   });
 
   it('exits 2 on bad usage and unreadable input', () => {
@@ -85,9 +92,10 @@ describe('gatehouse audit tail', () => {
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(12);
-    expect(lines[0]).toMatch(/^2026-01-01T00:00:19\.000Z #19 bob tools\/call fs__read_file ok 31ms allow by dev-tools$/);
+    expect(lines.at(-1)).toMatch(new RegExp(`^2026-01-01T00:00:30\\.000Z #${lastSeq} alice tools/call github__create_issue tool_error 42ms allow by dev-tools$`));
+    expect(lines.some((l) => / event audit_rotated \{/.test(l))).toBe(true);
     const json = gatehouse('tail', '--dir', dir, '-n', '2', '--json');
-    expect(json.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([29, 30]);
+    expect(json.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([lastSeq - 1, lastSeq]);
   });
 
   it('follows new records, also across a rotation', async () => {
@@ -96,14 +104,15 @@ describe('gatehouse audit tail', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     try {
-      await vi.waitFor(() => expect(out).toContain('"seq":30'), { timeout: 20_000, interval: 50 });
+      await vi.waitFor(() => expect(out).toContain(`"seq":${lastSeq}`), { timeout: 20_000, interval: 50 });
       const { sink } = await openSink(d, { rotate: ROTATE });
       for (let i = 31; i <= 45; i++) await sink.record(requestRecord(i));
       expect(sink.stats().rotations).toBeGreaterThan(0);
+      const end = sink.stats().lastSeq;
       await sink.close();
       const seqs = (): number[] => out.trimEnd().split('\n').map((l) => (JSON.parse(l) as { seq: number }).seq);
-      await vi.waitFor(() => expect(seqs().at(-1)).toBe(45), { timeout: 10_000, interval: 50 });
-      expect(seqs()).toEqual(Array.from({ length: 16 }, (_, i) => 30 + i));
+      await vi.waitFor(() => expect(seqs().at(-1)).toBe(end), { timeout: 10_000, interval: 50 });
+      expect(seqs()).toEqual(Array.from({ length: end - lastSeq + 1 }, (_, i) => lastSeq + i));
     } finally {
       child.kill();
     }
@@ -120,8 +129,8 @@ describe('gatehouse audit query', () => {
   });
 
   it('filters by a half-open time range', () => {
-    const r = gatehouse('query', '--dir', dir, '--since', '2026-01-01T00:00:05Z', '--until', '2026-01-01T00:00:08Z');
-    expect(r.stdout.trimEnd().split('\n').map((l) => l.split(' ')[1])).toEqual(['#5', '#6', '#7']);
+    const r = gatehouse('query', '--dir', dir, '--since', '2026-01-01T00:00:05Z', '--until', '2026-01-01T00:00:08Z', '--json');
+    expect(r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { requestId: string }).requestId)).toEqual(['req-5', 'req-6', 'req-7']);
   });
 
   it('exits 2 for a time that is not ISO 8601', () => {

@@ -44,6 +44,7 @@ export function sinkConfig(dir: string, overrides: Partial<JsonlSinkConfig> = {}
     retryIntervalMs: 50,
     onFailure: 'closed',
     maxQueue: 10_000,
+    maxStringBytes: 1024,
     ...overrides,
   };
 }

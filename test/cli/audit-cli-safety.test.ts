@@ -2,7 +2,7 @@
 // `gatehouse serve` failing after the config was accepted: the operator's terminal gets
 // plain text (never a client's control sequences) and every bad input a clear message.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,10 @@ const auditDir = join(root, 'trail');
 // make an operator's terminal do if `audit tail` printed the method it sent as is (the
 // audit record keeps what the client sent; a header mismatch is recorded too).
 const ESCAPES = '\u001b]0;owned\u0007\u001b[2J';
+// A right-to-left override makes "\u202Eevil\u202C" display as "live"; NEL (C1) and a
+// zero-width space act or hide too. JSON.stringify writes all of them raw.
+const HIDDEN = '\u202Eevil\u202C\u0085\u200B';
+const RAW_HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
@@ -36,6 +40,7 @@ upstreams:
   await gw.waitUp();
   const method = `x/${ESCAPES}`;
   await postJson(gw.url, modernBody(1, method), modernHeaders('x/y'));
+  await postJson(gw.url, modernBody(`id-${HIDDEN}`, `x/${HIDDEN}`), modernHeaders('x/y'));
   await gw.close();
 });
 
@@ -51,15 +56,24 @@ describe('gatehouse audit tail and query print client-supplied text inertly', ()
       expect(r.status).toBe(0);
       // The records are there, and shown with their control characters escaped.
       expect(r.stdout).toContain('x/\\u001b]0;owned\\u0007\\u001b[2J');
-      expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(r.stdout).toContain('x/\\u202eevil\\u202c\\u0085\\u200b');
+      expect(r.stdout).not.toMatch(RAW_HIDDEN);
     }
   });
 
-  it('leaves --json output as the stored lines (JSON already escapes them)', () => {
-    const r = gatehouse('audit', 'query', '--dir', auditDir, '--json');
-    expect(r.status).toBe(0);
-    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
-    expect(r.stdout).toContain('\\u001b]0;owned');
+  it('escapes bidi, C1 and invisible characters in --json output too, as JSON escapes of the same values', () => {
+    for (const sub of ['tail', 'query']) {
+      const r = gatehouse('audit', sub, '--dir', auditDir, '--json');
+      expect(r.status).toBe(0);
+      expect(r.stdout).not.toMatch(RAW_HIDDEN);
+      expect(r.stdout).toContain('\\u001b]0;owned');
+      expect(r.stdout).toContain('"method":"x/\\u202eevil\\u202c\\u0085\\u200b"');
+      // jq and friends read exactly what was stored.
+      const stored = readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const printed = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number });
+      for (const p of printed) expect(p).toEqual(stored.find((x) => x.seq === p.seq));
+      expect(printed.some((p) => (p as { method?: string }).method === `x/${HIDDEN}`)).toBe(true);
+    }
   });
 });
 

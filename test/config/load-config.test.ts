@@ -21,6 +21,7 @@ const DEFAULT_AUDIT = {
   retryIntervalMs: 1000,
   onFailure: 'closed',
   maxQueue: 10_000,
+  maxStringBytes: 1024,
   record: { arguments: 'digest', results: 'digest' },
   redact: {
     keys: ['password', 'passwd', 'token', 'secret', 'authorization', 'cookie', 'credential', 'api[_-]?key', 'private[_-]?key'],
@@ -79,6 +80,7 @@ describe('parseConfig: valid configs', () => {
       separator: '--',
       maxNameLength: 128,
       allowedOrigins: ['https://app.example.com', '*'],
+      allowedHosts: [],
       limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 },
       listDeadlineMs: 2000,
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
@@ -125,6 +127,7 @@ describe('parseConfig: valid configs', () => {
       separator: '__',
       maxNameLength: 64,
       allowedOrigins: [],
+      allowedHosts: [],
       limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, pageSize: 500 },
       listDeadlineMs: 5000,
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
@@ -206,7 +209,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, upstreams)',
       },
     ]);
   });

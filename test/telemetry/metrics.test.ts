@@ -188,8 +188,13 @@ describe('metrics', () => {
       'audit_sink_lag_seconds',
       'audit_dropped_total',
       'audit_records_written_total',
+      'audit_rotations_total',
+      'audit_strings_cut_total',
+      'audit_files_deleted_total',
+      'audit_retained_seconds',
       'audit_syncs_total',
     ]);
+    expect(get('gatehouse_audit_retained_seconds')).toBeNaN();
   });
 
   it('omits the callback metrics whose source was not given, and keeps registries apart', async () => {

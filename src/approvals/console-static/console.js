@@ -2,6 +2,9 @@
 // CSP can forbid inline script. Every value from the server (arguments are attacker-
 // controlled) reaches the page through textContent or attributes set as data, never as
 // markup. The credential lives in sessionStorage (this tab only) and travels in a header.
+// Characters that act instead of showing (controls, bidi overrides that make "\u202Eevil"
+// read "live", zero-width and other invisible format characters) are shown as a visible
+// ⟨U+XXXX⟩ mark, and their element is flagged; the server lists such fields too.
 'use strict';
 
 (function () {
@@ -10,6 +13,17 @@
   var CSRF_HEADER = 'Gatehouse-Console';
   var CSRF_VALUE = 'decide';
   var B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+  // Keep in step with src/protocol/hidden-characters.ts; \n and \t stay (the arguments are
+  // pretty-printed JSON, where a raw one can only be layout).
+  var HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+  var HIDDEN_NOTE = 'Contains invisible or direction-changing characters, shown as ⟨U+…⟩ marks';
+
+  /** The text with each hidden character as a visible ⟨U+XXXX⟩ mark. */
+  function shown(text) {
+    return String(text).replace(HIDDEN, function (c) {
+      return '⟨U+' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0') + '⟩';
+    });
+  }
 
   var base = location.pathname.replace(/\/+$/, '');
   var el = function (id) { return document.getElementById(id); };
@@ -29,12 +43,12 @@
   }
 
   function say(message) {
-    el('status').textContent = message;
+    el('status').textContent = shown(message);
   }
 
   function alertBox(message) {
     var box = el('alert');
-    box.textContent = message || '';
+    box.textContent = shown(message || '');
     box.hidden = !message;
   }
 
@@ -57,7 +71,7 @@
     el('login').hidden = true;
     el('queue').hidden = false;
     el('session').hidden = false;
-    el('session-subject').textContent = subject;
+    el('session-subject').textContent = shown(subject);
   }
 
   async function readError(response) {
@@ -129,7 +143,14 @@
   function node(tag, className, text) {
     var n = document.createElement(tag);
     if (className) n.className = className;
-    if (text !== undefined) n.textContent = text;
+    if (text !== undefined) {
+      var visible = shown(text);
+      n.textContent = visible;
+      if (visible !== String(text)) {
+        n.classList.add('hidden-chars');
+        n.title = HIDDEN_NOTE;
+      }
+    }
     return n;
   }
 
@@ -149,6 +170,9 @@
     var heading = node('h3', 'tool', a.name);
     heading.id = titleId;
     article.appendChild(heading);
+    if (a.hiddenCharacters && a.hiddenCharacters.length > 0) {
+      article.appendChild(node('p', 'warning', 'Warning: ' + a.hiddenCharacters.join(', ') + ' contain invisible or direction-changing characters (shown as ⟨U+…⟩ marks). Read them carefully.'));
+    }
 
     var dl = node('dl', 'facts');
     var groups = a.principal.groups.length > 0 ? ' (groups: ' + a.principal.groups.join(', ') + ')' : '';
@@ -163,7 +187,7 @@
     article.appendChild(node('h4', '', 'Arguments'));
     var pre = node('pre', 'arguments');
     pre.tabIndex = 0;
-    pre.setAttribute('aria-label', 'Arguments of ' + a.name);
+    pre.setAttribute('aria-label', 'Arguments of ' + shown(a.name));
     pre.appendChild(node('code', '', JSON.stringify(a.arguments, null, 2)));
     article.appendChild(pre);
     article.appendChild(node('p', 'digest', 'Arguments digest: ' + a.argumentsDigest));
@@ -171,10 +195,10 @@
     var actions = node('div', 'actions');
     var approve = node('button', 'approve', 'Approve');
     approve.type = 'button';
-    approve.setAttribute('aria-label', 'Approve ' + a.name + ' for ' + a.principal.subject);
+    approve.setAttribute('aria-label', 'Approve ' + shown(a.name) + ' for ' + shown(a.principal.subject));
     var deny = node('button', 'deny', 'Deny');
     deny.type = 'button';
-    deny.setAttribute('aria-label', 'Deny ' + a.name + ' for ' + a.principal.subject);
+    deny.setAttribute('aria-label', 'Deny ' + shown(a.name) + ' for ' + shown(a.principal.subject));
     if (a.ownCall) {
       approve.disabled = true;
       actions.appendChild(node('p', 'note', 'Your own call: another approver must approve it.'));
