@@ -8,6 +8,7 @@
 // resources.subscribe. Left to others: the GET stream that carries the notification (the
 // transport's deliver), and 2026-07-28 listen-based subscriptions. State is in memory, per
 // replica, like the session's GET stream; both bounds below are per replica.
+import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { NO_RECORD, type Call, type CallRecord, type Handled } from '../protocol/call.ts';
 import type { GatewayError } from '../protocol/errors.ts';
@@ -148,7 +149,9 @@ export class ResourceSubscriptions {
     if (typeof asked !== 'string') return err({ kind: 'invalid_params', message: `${call.method} needs a string "uri"` });
     if (call.sessionId === undefined) return err({ kind: 'method_not_found', method: call.method });
     const { catalog, enforcer } = this.deps;
-    const route = await catalog.routeResource(asked, call.authContext);
+    const routed = await catalog.routeResource(asked, call.authContext);
+    if (!routed.ok) return err({ kind: 'invalid_params', message: invalidUriMessage(routed.error) });
+    const route = routed.value;
     if (!route) return err(unknownError({ kind: 'resource', name: asked }));
     const listed = (await catalog.item('resources', route.exposed, call.authContext)) ?? (await catalog.item('resourceTemplates', route.exposed, call.authContext));
     const seen = listed ?? { item: { uri: route.exposed }, origin: { upstream: route.upstream, original: route.uri } };

@@ -5,8 +5,8 @@
 // upstream that no list or template accounts for: a guest denied the listed document and one
 // templated document reads neither under any of these spellings, and the upstream never even
 // receives the read; a caller the policy allows reads them under every spelling it accepts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, legacySession, startPolicyBed, type PolicyBed } from '../harness/policy-env.ts';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, legacySession, usePolicyBed, type PolicyBed } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -53,11 +53,8 @@ const hasWhitespace = (uri: string): boolean => /\s/.test(decodeURIComponent(uri
 
 let bed: PolicyBed;
 
-beforeAll(async () => {
-  bed = await startPolicyBed(POLICY);
-});
-afterAll(async () => {
-  await bed?.close();
+usePolicyBed(POLICY, (b) => {
+  bed = b;
 });
 
 /** What the upstream was asked to read, in its own terms. */
