@@ -12,12 +12,14 @@ import { schemaProblems, typeProblems } from './kube-schemas.ts';
 
 const PRODUCTION = join(CHART_DIR, 'ci/production-values.yaml');
 const SECRET = 'a'.repeat(64);
+/** The least a user must add to the defaults: a decision about who may call. */
+const MINIMAL = { config: { identity: { resource: 'http://gh-gatehouse.mcp.svc:8080/mcp', anonymous: { enabled: true } }, upstreams: [] } };
 const ALL_API_VERSIONS = ['monitoring.coreos.com/v1', 'gateway.networking.k8s.io/v1'];
 
 const checkValues = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')));
 
-function kinds(objects: readonly { object: KubeObject }[]): string[] {
-  return objects.map((o) => o.object.kind).sort();
+function kinds(objects: readonly KubeObject[]): string[] {
+  return objects.map((o) => o.kind).sort();
 }
 
 interface PodSpec {
@@ -34,7 +36,7 @@ interface PodSpec {
   }[];
 }
 
-function podOf(objects: readonly { object: KubeObject }[]): { annotations: Record<string, string>; spec: PodSpec } {
+function podOf(objects: readonly KubeObject[]): { annotations: Record<string, string>; spec: PodSpec } {
   const d = findObject(objects, 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> }; spec: PodSpec } } };
   return { annotations: d.spec.template.metadata.annotations, spec: d.spec.template.spec };
 }
@@ -44,18 +46,25 @@ beforeAll(() => {
 }, 120_000);
 
 describe('the chart with its default values', () => {
-  const objects = () => expectRendered(renderChart());
+  const objects = () => expectRendered(renderChart([MINIMAL]));
 
-  it('renders a Deployment, Service, ConfigMap and ServiceAccount that the Kubernetes API accepts', () => {
-    const rendered = objects();
-    expect(kinds(rendered)).toEqual(['ConfigMap', 'Deployment', 'Service', 'ServiceAccount']);
-    const all = rendered.map((o) => o.object);
+  it('are refused until config.identity says who may call (the gateway refuses to listen beyond loopback without it)', () => {
+    const r = renderChart();
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.error).toContain('config.identity is required: the gateway listens on the pod network');
+    expect(r.ok ? '' : r.error).toContain('anonymous: { enabled: true }');
+  });
+
+  it('plus an explicit anonymous identity, render a Deployment, Service, ConfigMap and ServiceAccount that the Kubernetes API accepts', () => {
+    const all = objects();
+    expect(kinds(all)).toEqual(['ConfigMap', 'Deployment', 'Service', 'ServiceAccount']);
     expect(schemaProblems(all)).toEqual([]);
     expect(typeProblems(all)).toEqual([]);
   });
 
-  it('passes values.schema.json', () => {
+  it('pass values.schema.json', () => {
     expect(checkValues(mergedValues()), JSON.stringify(checkValues.errors)).toBe(true);
+    expect(checkValues(mergedValues([MINIMAL])), JSON.stringify(checkValues.errors)).toBe(true);
   });
 
   it('runs non-root on a read-only root filesystem with no capabilities, writing only to its volumes', () => {
@@ -81,7 +90,7 @@ describe('the chart with its default values', () => {
 
   it('changes the pod template checksum when the config changes, so the pods roll', () => {
     const before = podOf(objects()).annotations['checksum/config'];
-    const after = podOf(expectRendered(renderChart([{ config: { upstreams: [{ name: 'a', url: 'http://a/mcp' }] } }]))).annotations['checksum/config'];
+    const after = podOf(expectRendered(renderChart([MINIMAL, { config: { upstreams: [{ name: 'a', url: 'http://a/mcp' }] } }]))).annotations['checksum/config'];
     expect(before).toMatch(/^[0-9a-f]{64}$/);
     expect(after).toMatch(/^[0-9a-f]{64}$/);
     expect(after).not.toBe(before);
@@ -92,12 +101,11 @@ describe('the production profile (charts/gatehouse/ci/production-values.yaml)', 
   const rendered = () => expectRendered(renderChart([PRODUCTION, { httpRoute: { enabled: true, parentRefs: [{ name: 'public', namespace: 'gateways' }], hostnames: ['mcp.example.com'] } }], { apiVersions: ALL_API_VERSIONS }));
 
   it('renders every optional object, each one accepted by the Kubernetes API and its CRDs', () => {
-    const objects = rendered();
-    expect(kinds(objects)).toEqual([
+    const all = rendered();
+    expect(kinds(all)).toEqual([
       'ConfigMap', 'Deployment', 'HTTPRoute', 'HorizontalPodAutoscaler', 'Ingress', 'NetworkPolicy',
       'PersistentVolumeClaim', 'PodDisruptionBudget', 'Service', 'ServiceAccount', 'ServiceMonitor',
     ]);
-    const all = objects.map((o) => o.object);
     expect(schemaProblems(all)).toEqual([]);
     expect(typeProblems(all)).toEqual([]);
   });
@@ -121,28 +129,27 @@ describe('the production profile (charts/gatehouse/ci/production-values.yaml)', 
 describe('the chart Secret', () => {
   it('holds the session secret, approval keys and API-key hashes, and the config refers to them without their values', () => {
     const apiKeys = [{ id: 'ci', sha256: 'b'.repeat(64), subject: 'ci-bot', groups: ['automation'] }];
-    const objects = expectRendered(renderChart([{
+    const all = expectRendered(renderChart([{
       secrets: { sessionSecret: SECRET, approvalKeys: ['c'.repeat(64), 'd'.repeat(64)], apiKeys },
       config: { identity: { resource: 'https://mcp.example.com/mcp' }, approvals: { console: { approvers: { groups: ['ops'] } } }, upstreams: [] },
     }]));
-    const all = objects.map((o) => o.object);
     expect(schemaProblems(all)).toEqual([]);
     expect(typeProblems(all)).toEqual([]);
-    const secret = findObject(objects, 'Secret') as unknown as { data: Record<string, string> };
+    const secret = findObject(all, 'Secret') as unknown as { data: Record<string, string> };
     const decoded = Object.fromEntries(Object.entries(secret.data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     expect(decoded).toMatchObject({ 'session-secret': SECRET, 'approval-key': 'c'.repeat(64), 'approval-key-previous': 'd'.repeat(64) });
     expect(decoded['api-keys.yaml']).toContain('ci-bot');
-    const config = (findObject(objects, 'ConfigMap') as unknown as { data: Record<string, string> }).data['gatehouse.yaml']!;
+    const config = (findObject(all, 'ConfigMap') as unknown as { data: Record<string, string> }).data['gatehouse.yaml']!;
     expect(config).not.toContain(SECRET);
     expect(config).toContain('secret: ${GATEHOUSE_SESSION_SECRET}');
     expect(config).toContain('apiKeysFile: /etc/gatehouse-secrets/api-keys.yaml');
-    expect(podOf(objects).annotations['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
+    expect(podOf(all).annotations['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
 describe('values the chart refuses', () => {
   const refusal = (values: object): string => {
-    const r = renderChart([values]);
+    const r = renderChart([MINIMAL, values]);
     expect(r.ok).toBe(false);
     return r.ok ? '' : r.error;
   };
@@ -170,7 +177,7 @@ describe('values the chart refuses', () => {
 
   it('approvals without a sealing key, API keys without identity, two policy directories', () => {
     expect(refusal({ config: { approvals: { timeout: '1m' }, upstreams: [] } })).toContain('config.approvals needs a key sealing approval state');
-    expect(refusal({ secrets: { apiKeys: [{ id: 'a', sha256: 'b'.repeat(64), subject: 's' }] } })).toContain('secrets.apiKeys needs config.identity');
+    expect(refusal({ config: { identity: null }, listen: { host: '127.0.0.1' }, secrets: { apiKeys: [{ id: 'a', sha256: 'b'.repeat(64), subject: 's' }] } })).toContain('secrets.apiKeys needs config.identity');
     expect(refusal({ policies: { 'a.yaml': 'rules: []' }, config: { policy: { dir: 'mine' }, upstreams: [] } })).toContain('config.policy.dir and policies both set');
   });
 

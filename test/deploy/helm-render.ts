@@ -123,13 +123,14 @@ function splitManifests(text: string): RenderedObject[] {
 }
 
 /** The one object of `kind` (and `name`, when given); throws when it is not exactly one. */
-export function findObject(objects: readonly RenderedObject[], kind: string, name?: string): KubeObject {
-  const found = objects.filter((o) => o.object.kind === kind && (name === undefined || o.object.metadata.name === name));
+export function findObject(objects: readonly KubeObject[], kind: string, name?: string): KubeObject {
+  const found = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   if (found.length !== 1) throw new Error(`expected one ${kind}${name ? ` ${name}` : ''}, found ${found.length}`);
-  return found[0]!.object;
+  return found[0]!;
 }
 
-export function expectRendered(result: RenderResult): RenderedObject[] {
+/** The rendered objects; throws with Helm's message when the chart refused to render. */
+export function expectRendered(result: RenderResult): KubeObject[] {
   if (!result.ok) throw new Error(`the chart did not render: ${result.error}`);
-  return result.objects;
+  return result.objects.map((o) => o.object);
 }

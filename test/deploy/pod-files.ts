@@ -59,8 +59,9 @@ function secretData(objects: readonly KubeObject[], name: string): Record<string
 /**
  * `objects`: the chart's rendered objects plus whatever else the namespace holds (a Secret the
  * values name as existing). `root`: an empty directory standing for the container's root.
+ * `claims`: claim name -> directory, so pods of one test can share a PersistentVolumeClaim.
  */
-export function layOutPod(objects: readonly KubeObject[], root: string, podName: string): PodFiles {
+export function layOutPod(objects: readonly KubeObject[], root: string, podName: string, claims: Record<string, string> = {}): PodFiles {
   const deployment = findObject(objects, 'Deployment') as KubeObject & {
     spec: { template: { spec: { containers: Container[]; volumes: Volume[] } } };
   };
@@ -85,7 +86,8 @@ export function layOutPod(objects: readonly KubeObject[], root: string, podName:
   for (const m of container.volumeMounts) {
     const volume = pod.volumes.find((v) => v.name === m.name);
     if (!volume) throw new Error(`volumeMount ${m.name} has no volume`);
-    const dir = join(root, m.mountPath);
+    const claim = volume.persistentVolumeClaim?.claimName;
+    const dir = claim !== undefined && claims[claim] !== undefined ? claims[claim] : join(root, m.mountPath);
     mkdirSync(dir, { recursive: true });
     mounts[m.mountPath] = dir;
     if (volume.configMap) {

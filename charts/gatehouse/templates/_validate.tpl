@@ -15,6 +15,11 @@ value's shape; these check values against each other. Every message says what to
 {{- fail "audit.persistence with more than one replica needs audit.persistence.accessModes to include ReadWriteMany (every pod mounts the claim), or an audit.persistence.existingClaim that allows it" -}}
 {{- end -}}
 {{- end -}}
+{{- $host := $v.listen.host -}}
+{{- $loopback := or (has $host (list "::1" "localhost")) (hasPrefix "127." $host) -}}
+{{- if and (not $v.config.identity) (not $loopback) -}}
+{{- fail "config.identity is required: the gateway listens on the pod network and refuses to start without an identity section. Set API keys (secrets.apiKeys, with config.identity.resource), OAuth (config.identity.jwt), or allow anonymous callers explicitly: config.identity: { resource: <URL of the MCP endpoint>, anonymous: { enabled: true } }" -}}
+{{- end -}}
 {{- $s := $v.shutdown -}}
 {{- if le (int $s.terminationGracePeriodSeconds) (add (int $s.preStopSeconds) (int $s.drainSeconds)) -}}
 {{- fail (printf "shutdown.terminationGracePeriodSeconds (%d) must be longer than shutdown.preStopSeconds + shutdown.drainSeconds (%d), or Kubernetes kills the gateway before it has drained" (int $s.terminationGracePeriodSeconds) (add (int $s.preStopSeconds) (int $s.drainSeconds))) -}}
