@@ -181,6 +181,11 @@ describe('values the chart refuses', () => {
     expect(refusal({ policies: { 'a.yaml': 'rules: []' }, config: { policy: { dir: 'mine' }, upstreams: [] } })).toContain('config.policy.dir and policies both set');
   });
 
+  it('a cluster older than the Kubernetes 1.25 the chart declares', () => {
+    const r = renderChart([MINIMAL], { kubeVersion: 'v1.24.9' });
+    expect(r.ok ? '' : r.error).toBe('Error: chart requires kubeVersion: >=1.25.0-0 which is incompatible with Kubernetes v1.24.9');
+  });
+
   it('a ReadWriteOnce audit claim shared by several replicas', () => {
     expect(refusal({ replicaCount: 2, secrets: { sessionSecret: SECRET }, redis: { url: 'redis://r:6379' }, audit: { persistence: { enabled: true } } })).toContain(
       'audit.persistence with more than one replica needs audit.persistence.accessModes to include ReadWriteMany',

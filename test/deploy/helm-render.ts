@@ -68,6 +68,8 @@ export interface RenderOptions {
   namespace?: string;
   /** Extra API versions the pretend cluster serves (`.Capabilities.APIVersions`). */
   apiVersions?: string[];
+  /** The pretend cluster's version; v1.31.0 by default. */
+  kubeVersion?: string;
 }
 
 /** Each layer is a values file path or a values object, later ones winning as with `helm -f`. */
@@ -92,6 +94,7 @@ export function renderChart(layers: readonly (string | object)[] = [], opts: Ren
         '--name', opts.release ?? 'gh',
         '--namespace', opts.namespace ?? 'mcp',
         ...(opts.apiVersions ?? []).flatMap((v) => ['--api-versions', v]),
+        ...(opts.kubeVersion ? ['--kube-version', opts.kubeVersion] : []),
         ...args,
         CHART_DIR,
       ],

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	semver "github.com/Masterminds/semver"
 	yaml "gopkg.in/yaml.v2"
 )
 
@@ -115,6 +116,20 @@ func run(args []string) error {
 	parts := strings.SplitN(version, ".", 3)
 	if len(parts) < 2 {
 		return fmt.Errorf("--kube-version %q: expected vMAJOR.MINOR.PATCH", *kubeVersion)
+	}
+	// As Helm does before rendering: the chart's kubeVersion constraint against the cluster's.
+	if constraint, _ := meta["KubeVersion"].(string); constraint != "" {
+		c, err := semver.NewConstraint(constraint)
+		if err != nil {
+			return fmt.Errorf("Chart.yaml kubeVersion %q: %v", constraint, err)
+		}
+		v, err := semver.NewVersion(version)
+		if err != nil {
+			return fmt.Errorf("--kube-version %q: %v", *kubeVersion, err)
+		}
+		if !c.Check(v) {
+			return fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes v%s", constraint, version)
+		}
 	}
 	caps := Capabilities{
 		KubeVersion: KubeVersion{Version: "v" + version, Major: parts[0], Minor: parts[1], GitVersion: "v" + version},
