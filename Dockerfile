@@ -41,7 +41,7 @@ RUN echo 'gatehouse:x:10001:10001:Gatehouse:/nonexistent:/usr/sbin/nologin' >> /
 
 COPY --from=build /usr/bin/tini-static /usr/local/bin/tini
 WORKDIR /app
-COPY --from=build /src/package.json ./
+COPY --from=build /src/package.json /src/LICENSE ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/bin ./bin

@@ -61,12 +61,14 @@ afterAll(async () => {
 });
 
 describe('one replica, the chart making its own Secret', () => {
-  it('starts with the rendered config, answers the probe paths, serves an SDK client on the MCP path, audits to its volume', async () => {
+  it('passes `gatehouse config check`, starts with the rendered config, answers the probe paths, serves an SDK client on the MCP path, audits to its volume', async () => {
     const objects = expectRendered(renderChart([{ secrets: { sessionSecret: randomBytes(32).toString('hex') }, config: { identity: ANONYMOUS, upstreams: [{ name: 'tools', url: upstream.url }] } }]));
     const pod = layOutPod(objects, join(work, 'single'), 'gh-gatehouse-7d9f-abcde');
     expect(Object.keys(pod.env).sort()).toEqual(['GATEHOUSE_LOG_LEVEL', 'GATEHOUSE_SESSION_SECRET', 'POD_NAME']);
 
-    // What `gatehouse config check` will do; until it exists, the loader serve itself uses.
+    const check = spawnSync(process.execPath, [GATEHOUSE_BIN, 'config', 'check', '--config', pod.configFile], { encoding: 'utf8', env: { PATH: process.env.PATH, ...pod.env } });
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
     const config = loadConfig(pod.configFile, pod.env);
     expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080, path: '/mcp' });
     // The pod-side audit directory is on a volume the container may write.
@@ -119,7 +121,7 @@ describe('the production profile: two replicas, one Redis, one audit claim', () 
     await redis?.stop();
   });
 
-  it('passes the config loader and `gatehouse policy check` with the pod environment, then runs two replicas that are ready', async () => {
+  it('passes `gatehouse config check` with the pod environment, then runs two replicas that are ready', async () => {
     const pods: PodFiles[] = [];
     for (const name of ['gh-gatehouse-5c8d-aaaaa', 'gh-gatehouse-5c8d-bbbbb']) {
       const pod = layOutPod(objects, join(work, name), name, { 'gh-gatehouse-audit': claim });
@@ -129,9 +131,11 @@ describe('the production profile: two replicas, one Redis, one audit claim', () 
       expect(config.approvals?.store).toMatchObject({ kind: 'redis' });
       expect(config.audit.dir).toBe(join(claim, 'audit', name));
 
-      const check = spawnSync(process.execPath, [GATEHOUSE_BIN, 'policy', 'check', '--dir', config.policy!.dir], { encoding: 'utf8' });
+      // config check covers the files the config names: the policy files and api-keys.yaml.
+      const check = spawnSync(process.execPath, [GATEHOUSE_BIN, 'config', 'check', '--config', pod.configFile], { encoding: 'utf8', env: { PATH: process.env.PATH, ...pod.env } });
       expect(check.stderr).toBe('');
       expect(check.status).toBe(0);
+      expect(check.stdout).toContain('1 rule');
       pods.push(pod);
     }
     replicas.push(...(await Promise.all(pods.map((pod) => startGatewayProcess(pod.args, pod.env)))));

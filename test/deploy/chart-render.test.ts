@@ -83,8 +83,10 @@ describe('the chart with its default values', () => {
     expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(c.lifecycle.preStop.exec.command).toEqual(['node', '-e', 'setTimeout(() => {}, 5000)']);
-    // 5 s preStop + 10 s for `gatehouse serve` to exit after SIGTERM, inside 30 s.
+    // 5 s preStop + 0 s drain delay + 10 s deadline + 10 s to close, inside 30 s.
     expect(spec.terminationGracePeriodSeconds).toBe(30);
+    const config = (findObject(objects(), 'ConfigMap') as unknown as { data: Record<string, string> }).data['gatehouse.yaml']!;
+    expect(config).toMatch(/shutdown:\n\s+deadline: 10s\n\s+drainDelay: 0s/);
     expect(c.args).toEqual(['serve', '--config', '/etc/gatehouse/gatehouse.yaml']);
   });
 
@@ -170,8 +172,8 @@ describe('values the chart refuses', () => {
   });
 
   it('a grace period that does not cover the preStop wait and the drain', () => {
-    expect(refusal({ shutdown: { preStopSeconds: 10, drainSeconds: 10, terminationGracePeriodSeconds: 20 } })).toContain(
-      'shutdown.terminationGracePeriodSeconds (20) must be longer than shutdown.preStopSeconds + shutdown.drainSeconds (20)',
+    expect(refusal({ shutdown: { preStopSeconds: 5, drainDelaySeconds: 5, deadlineSeconds: 10, terminationGracePeriodSeconds: 30 } })).toContain(
+      'shutdown.terminationGracePeriodSeconds (30) must be longer than shutdown.preStopSeconds + drainDelaySeconds + deadlineSeconds + the 10 s the gateway may take to close (30)',
     );
   });
 
@@ -200,6 +202,7 @@ describe('values the chart refuses', () => {
     expect(errors({ config: { upstreams: [], sessions: { secret: 'x' } } })).toContain('/config/sessions/secret must NOT be valid');
     expect(errors({ config: { upstreams: [], listen: { port: 9000 } } })).toContain('/config/listen must NOT have additional properties');
     expect(errors({ config: { upstreams: [], audit: { dir: '/data' } } })).toContain('/config/audit/dir must NOT be valid');
+    expect(errors({ config: { upstreams: [], shutdown: { deadline: '1m' } } })).toContain('/config/shutdown must NOT be valid');
     expect(errors({ secrets: { sessionSecret: 'too-short' } })[0]).toMatch(/^\/secrets\/sessionSecret must match pattern/);
     expect(errors({ replicas: 2 })).toContain(' must NOT have additional properties');
     expect(errors({ policies: { '../escape.yaml': 'rules: []' } }).join()).toContain('/policies must match pattern');

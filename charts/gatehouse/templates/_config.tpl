@@ -13,6 +13,9 @@ environment at start, so the ConfigMap can be read by anyone who can read the De
 {{- with $cfg.listen -}}{{- with .path -}}{{- $_ := set $listen "path" . -}}{{- end -}}{{- end -}}
 {{- $_ := set $cfg "listen" $listen -}}
 
+{{- $s := .Values.shutdown -}}
+{{- $_ := set $cfg "shutdown" (dict "drainDelay" (printf "%ds" (int $s.drainDelaySeconds)) "deadline" (printf "%ds" (int $s.deadlineSeconds))) -}}
+
 {{- $audit := $cfg.audit | default dict -}}
 {{- $_ := set $audit "dir" (include "gatehouse.auditDir" .) -}}
 {{- $_ := set $cfg "audit" $audit -}}

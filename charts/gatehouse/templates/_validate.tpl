@@ -21,8 +21,10 @@ value's shape; these check values against each other. Every message says what to
 {{- fail "config.identity is required: the gateway listens on the pod network and refuses to start without an identity section. Set API keys (secrets.apiKeys, with config.identity.resource), OAuth (config.identity.jwt), or allow anonymous callers explicitly: config.identity: { resource: <URL of the MCP endpoint>, anonymous: { enabled: true } }" -}}
 {{- end -}}
 {{- $s := $v.shutdown -}}
-{{- if le (int $s.terminationGracePeriodSeconds) (add (int $s.preStopSeconds) (int $s.drainSeconds)) -}}
-{{- fail (printf "shutdown.terminationGracePeriodSeconds (%d) must be longer than shutdown.preStopSeconds + shutdown.drainSeconds (%d), or Kubernetes kills the gateway before it has drained" (int $s.terminationGracePeriodSeconds) (add (int $s.preStopSeconds) (int $s.drainSeconds))) -}}
+{{- /* After the deadline, `gatehouse serve` allows itself 10 s to close before it exits anyway. */ -}}
+{{- $needed := add (int $s.preStopSeconds) (int $s.drainDelaySeconds) (int $s.deadlineSeconds) 10 -}}
+{{- if le (int $s.terminationGracePeriodSeconds) $needed -}}
+{{- fail (printf "shutdown.terminationGracePeriodSeconds (%d) must be longer than shutdown.preStopSeconds + drainDelaySeconds + deadlineSeconds + the 10 s the gateway may take to close (%d), or Kubernetes kills the gateway before it has drained" (int $s.terminationGracePeriodSeconds) $needed) -}}
 {{- end -}}
 {{- if and (include "gatehouse.approvalsOn" .) (not $v.secrets.approvalKeys) (not $v.secrets.existingSecret) -}}
 {{- fail "config.approvals needs a key sealing approval state: set secrets.approvalKeys (openssl rand -hex 32) or secrets.existingSecret (key approval-key)" -}}

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../../fixtures/modern-upstream.ts';
 import { REPO_ROOT } from '../helm-render.ts';
-import { buildImage, ensureBaseImage, podman, podmanOk } from './podman.ts';
+import { buildImage, ensureBaseImage, podman, podmanAsync, podmanOk } from './podman.ts';
 
 const IMAGE = 'localhost/gatehouse:image-test';
 const NAME = `gatehouse-image-test-${process.pid}`;
@@ -127,7 +127,7 @@ describe('the image', () => {
     const r = podman(['run', '--rm', '--network', 'none', '--entrypoint', 'sh', IMAGE, '-c', script]);
     expect(r.stderr.split('\n').filter((l) => !/systemd/.test(l) && l.trim() !== '')).toEqual([]);
     expect(r.status).toBe(0);
-    expect(r.stdout.trim().split('\n').sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json', 'schema']);
+    expect(r.stdout.trim().split('\n').sort()).toEqual(['LICENSE', 'bin', 'dist', 'node_modules', 'package.json', 'schema']);
   });
 });
 
@@ -174,9 +174,14 @@ describe('a container with a read-only root and its state on a volume', () => {
     await expect.poll(left, { timeout: 15_000, interval: 200 }).toEqual([]);
   });
 
-  it('stops with its STOPSIGNAL (SIGTERM) and exits 0 on its own, having logged the shutdown', () => {
+  it('drains on its STOPSIGNAL (SIGTERM): a call in flight completes, then it exits 0 on its own', async () => {
+    const client = await connectLegacyClient(`http://127.0.0.1:${port}/mcp`);
+    const call = client.callTool({ name: 'tools__slow', arguments: { ms: 1500 } });
+    await expect.poll(() => upstream.received.some((r) => (r.body as { method?: string } | undefined)?.method === 'tools/call'), { timeout: 10_000, interval: 50 }).toBe(true);
     // podman stop sends the image's stop signal, and SIGKILL only after 30 s (exit code 137).
-    podmanOk(['stop', '-t', '30', NAME], 60_000);
+    const stopped = podmanAsync(['stop', '-t', '30', NAME]);
+    expect(((await call) as { isError?: boolean }).isError).toBeFalsy();
+    expect((await stopped).status).toBe(0);
     expect(podmanOk(['inspect', '--format', '{{.State.ExitCode}}', NAME])).toBe('0');
     // The gateway logs to stderr, which `podman logs` replays on its own stderr.
     expect(podman(['logs', NAME]).stderr).toMatch(/"msg":"shutting down".*"signal":"SIGTERM"/);

@@ -2,7 +2,7 @@
 // Debian's runc, cgroupfs and containers.conf beside this file. The base image comes from
 // make-base-image.sh (registry images cannot be pulled here), reused while its inputs are
 // unchanged; podman's layer cache makes a rebuild after a source change cheap.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helm-render.ts';
 
@@ -22,6 +22,19 @@ export function podman(args: readonly string[], timeoutMs = 120_000): Ran {
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`podman is not installed: ${INSTALL_HINT}`);
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** podman without blocking the event loop, for a test whose servers must answer meanwhile. */
+export function podmanAsync(args: readonly string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('podman', [...GLOBAL_FLAGS, ...args], { env: PODMAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 /** podman that must succeed; its stdout, trimmed. */
