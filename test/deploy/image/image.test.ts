@@ -8,13 +8,13 @@
 // The containers share the host's network namespace and the gateway binds 127.0.0.1: tests
 // here never listen on other addresses, and the upstream they front runs on the host.
 import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../../fixtures/modern-upstream.ts';
+import { freePort } from '../../harness/free-port.ts';
 import { REPO_ROOT } from '../helm-render.ts';
 import { buildImage, ensureBaseImage, podman, podmanAsync, podmanOk } from './podman.ts';
 
@@ -26,14 +26,6 @@ const UID = 10001;
 // test kills it, only a PID 1 that reaps children it did not start collects it.
 const STDIO_WITH_ORPHAN = '(sleep 600 </dev/null >/dev/null 2>&1 &); exec node /opt/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio';
 let upstream: ModernUpstream;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** A config dir and a state dir (owned by the image's user) for one container. */
 function prepare(name: string, port: number): { config: string; state: string } {
