@@ -173,6 +173,7 @@ describe('a container with a read-only root and its state on a volume', () => {
     // podman stop sends the image's stop signal, and SIGKILL only after 30 s (exit code 137).
     const stopped = podmanAsync(['stop', '-t', '30', NAME]);
     expect(((await call) as { isError?: boolean }).isError).toBeFalsy();
+    await client.close();
     expect((await stopped).status).toBe(0);
     expect(podmanOk(['inspect', '--format', '{{.State.ExitCode}}', NAME])).toBe('0');
     // The gateway logs to stderr, which `podman logs` replays on its own stderr.
