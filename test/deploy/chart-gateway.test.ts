@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -25,15 +26,30 @@ const work = mkdtempSync(join(tmpdir(), 'gatehouse-chart-run-'));
 let upstream: ModernUpstream;
 const ANONYMOUS = { resource: 'http://gh-gatehouse.mcp.svc:8080/mcp', anonymous: { enabled: true } };
 
-interface Probes {
-  livenessProbe: { httpGet: { path: string } };
-  readinessProbe: { httpGet: { path: string } };
+interface HttpGet {
+  path: string;
+  httpHeaders?: { name: string; value: string }[];
 }
 
-function probePaths(objects: readonly KubeObject[]): string[] {
-  const d = findObject(objects, 'Deployment') as unknown as { spec: { template: { spec: { containers: Probes[] } } } };
+function probes(objects: readonly KubeObject[]): HttpGet[] {
+  const d = findObject(objects, 'Deployment') as unknown as { spec: { template: { spec: { containers: { livenessProbe: { httpGet: HttpGet }; readinessProbe: { httpGet: HttpGet } }[] } } } };
   const c = d.spec.template.spec.containers[0]!;
-  return [c.livenessProbe.httpGet.path, c.readinessProbe.httpGet.path];
+  return [c.livenessProbe.httpGet, c.readinessProbe.httpGet];
+}
+
+/** A probe as the kubelet sends it: Host is the pod's address (a documentation address
+ * here, only ever a header) unless the probe's httpHeaders set one. */
+function probe(origin: string, get: HttpGet): Promise<number> {
+  const headers: Record<string, string> = { host: '192.0.2.10:8080' };
+  for (const h of get.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
+  return new Promise((resolve, reject) => {
+    const req = request(`${origin}${get.path}`, { headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('error', reject);
+    req.end();
+  });
 }
 
 function writableMounts(objects: readonly KubeObject[]): string[] {
@@ -76,10 +92,7 @@ describe('one replica, the chart making its own Secret', () => {
     expect(config.audit.dir).toBe(join(pod.mounts['/var/lib/gatehouse']!, 'audit'));
 
     const gw = await startGatewayProcess(pod.args, pod.env);
-    for (const path of probePaths(objects)) {
-      const res = await fetch(`${gw.origin}${path}`);
-      expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
-    }
+    for (const get of probes(objects)) expect(await probe(gw.origin, get), get.path).toBe(200);
     expect(gw.url).toBe(`${gw.origin}${mcpPath(pod.configText)}`);
     const client = await connectLegacyClient(gw.url);
     const tools = await client.listTools();
@@ -121,7 +134,7 @@ describe('the production profile: two replicas, one Redis, one audit claim', () 
     await redis?.stop();
   });
 
-  it('passes `gatehouse config check` with the pod environment, then runs two replicas that are ready', async () => {
+  it('passes `gatehouse config check` with the pod environment, then runs two replicas that are ready, probed as the kubelet probes', async () => {
     const pods: PodFiles[] = [];
     for (const name of ['gh-gatehouse-5c8d-aaaaa', 'gh-gatehouse-5c8d-bbbbb']) {
       const pod = layOutPod(objects, join(work, name), name, { 'gh-gatehouse-audit': claim });
@@ -140,7 +153,7 @@ describe('the production profile: two replicas, one Redis, one audit claim', () 
     }
     replicas.push(...(await Promise.all(pods.map((pod) => startGatewayProcess(pod.args, pod.env)))));
     for (const gw of replicas) {
-      for (const path of probePaths(objects)) expect((await fetch(`${gw.origin}${path}`)).status).toBe(200);
+      for (const get of probes(objects)) expect(await probe(gw.origin, get), get.path).toBe(200);
     }
   });
 

@@ -28,8 +28,8 @@ interface PodSpec {
   volumes: { name: string; emptyDir?: object; persistentVolumeClaim?: { claimName: string } }[];
   containers: {
     args: string[];
-    livenessProbe: { httpGet: { path: string; port: string } };
-    readinessProbe: { httpGet: { path: string; port: string } };
+    livenessProbe: { httpGet: { path: string; port: string; httpHeaders: object[] } };
+    readinessProbe: { httpGet: { path: string; port: string; httpHeaders: object[] } };
     lifecycle: { preStop: { exec: { command: string[] } } };
     securityContext: { readOnlyRootFilesystem: boolean; runAsNonRoot: boolean; allowPrivilegeEscalation: boolean; capabilities: { drop: string[] } };
     volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -80,8 +80,10 @@ describe('the chart with its default values', () => {
   it('probes /healthz for liveness and /readyz for readiness, and stops after a preStop wait within the grace period', () => {
     const { spec } = podOf(objects());
     const c = spec.containers[0]!;
-    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    // Host: localhost, so that config.allowedHosts never refuses the kubelet (Host: <pod IP>).
+    const host = [{ name: 'Host', value: 'localhost' }];
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http', httpHeaders: host });
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http', httpHeaders: host });
     expect(c.lifecycle.preStop.exec.command).toEqual(['node', '-e', 'setTimeout(() => {}, 5000)']);
     // 5 s preStop + 0 s drain delay + 10 s deadline + 10 s to close, inside 30 s.
     expect(spec.terminationGracePeriodSeconds).toBe(30);
