@@ -10,6 +10,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestGateway } from '../harness/gateway.ts';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { LEGACY_SCENARIOS } from './client-driver-scenarios.ts';
+import { upstreamsUp } from './upstreams-up.ts';
 
 interface Surface {
   listTools(): Promise<{ tools: { name: string }[] }>;
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   const validation = scenario === 'http-custom-headers' ? 'validation: { arguments: false }\n' : '';
   const gw = mode === 'gatehouse' ? await startTestGateway(`${validation}upstreams:\n  - { name: up, url: "${serverUrl}", prefix: "" }\n`) : undefined;
   try {
-    if (gw) await attempt(() => gw.waitUp(5000));
+    if (gw) await attempt(() => upstreamsUp(gw.upstreams, 5000));
     const client = await connect(gw ? gw.url : serverUrl, scenario);
     await exercise(client, context.toolCalls ?? []);
     await attempt(() => client.close());

@@ -7,6 +7,7 @@
 // (the list only shrinks). Prints the comparison table that README "Conformance" shows.
 import { readFileSync } from 'node:fs';
 import { startTestGateway } from '../harness/gateway.ts';
+import { upstreamsUp } from './upstreams-up.ts';
 import { startSdk1Server, type FixtureServer } from './sdk1-server.ts';
 import { startSdk2Server } from './sdk2-server.ts';
 import { runSuite, type SuiteVersion } from './suite-cli.ts';
@@ -48,7 +49,7 @@ interface Row {
 async function throughGatehouse<T>(upstreamUrl: string, use: (url: string) => Promise<T>): Promise<T> {
   const gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${upstreamUrl}", prefix: "" }\n`);
   try {
-    await gw.waitUp();
+    await upstreamsUp(gw.upstreams);
     return await use(gw.url);
   } finally {
     await gw.close();
