@@ -5,22 +5,18 @@
 // whose stream broke comes back with GET and Last-Event-ID and gets the rest, the response
 // included (MCP 2025-11-25, basic/transports, resumability and redelivery). Which session
 // may resume what, and the bounds: src/transport/sse-replay.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
-import { postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { postJson, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 let server: Sdk1Server;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  server = await startSdk1Server();
-  gw = await startTestGateway(`upstreams:\n  - { name: up, url: "${server.url}", prefix: "" }\n`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await server?.close();
+useGatewayBed({
+  upstream: () => startSdk1Server(),
+  config: (up) => `upstreams:\n  - { name: up, url: "${up.url}", prefix: "" }\n`,
+  ready: (bed) => ({ upstream: server, gw } = bed),
 });
 
 const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

@@ -3,6 +3,7 @@
 // Every process started here is killed by `killStarted` (call it in afterAll).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 import { REPO_ROOT } from './gateway.ts';
 
 export const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
@@ -53,13 +54,14 @@ export async function runCliToEnd(args: readonly string[], opts: CliOptions = {}
 export async function waitForHttp(run: CliRun, url: string, timeoutMs = 20_000): Promise<void> {
   let exited = false;
   void run.exited.then(() => (exited = true));
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until && !exited) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${url} did not answer 200${exited ? ' (the process exited)' : ''}\n${run.stderr()}`);
+  const answered = (): Promise<boolean> => {
+    // Thrown, this ends the wait at once.
+    if (exited) throw new Error('exited');
+    return fetch(url).then((r) => r.ok, () => false);
+  };
+  await vi.waitUntil(answered, { timeout: timeoutMs, interval: 25 }).catch(() => {
+    throw new Error(`${url} did not answer 200${exited ? ' (the process exited)' : ''}\n${run.stderr()}`);
+  });
 }
 
 export function killStarted(): void {
