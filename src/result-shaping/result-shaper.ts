@@ -12,7 +12,7 @@ import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { parseKeptResultUri } from './kept-result-uri.ts';
 import { readKeptResult } from './read-kept-result.ts';
 import { createResultStore, type ResultStore } from './result-store.ts';
-import { shapeResult, type ShapingRecord } from './shape-result.ts';
+import { contentBytes, shapeResult, type ShapingRecord } from './shape-result.ts';
 import type { ResultShapingConfig } from './shaping-config.ts';
 import { compileLimits } from './shaping-limits.ts';
 
@@ -70,7 +70,7 @@ export function createResultShaper(deps: ShaperDeps): ResultShaper {
 
   /** The redacted result and how many strings changed; a structured result that no longer
    * matches its outputSchema is withheld rather than sent half-redacted or unredacted. */
-  const redacted = (result: JsonObject, ctx: ShapeContext): { result: JsonObject; changed: number } => {
+  const redacted = (result: JsonObject, ctx: ShapeContext): { result: JsonObject; changed: number; withheld?: true } => {
     if (!redaction) return { result, changed: 0 };
     let changed = 0;
     const count = (): void => void changed++;
@@ -83,7 +83,7 @@ export function createResultShaper(deps: ShaperDeps): ResultShaper {
         out = { ...out, structuredContent: after };
         if (ctx.outputSchema && validator.validate(ctx.outputSchema, after).kind === 'invalid') {
           const text = `Gatehouse withheld the result of ${ctx.tool}: it contained secrets, and with them redacted its structured content no longer matches the tool's outputSchema.`;
-          return { result: { content: [{ type: 'text', text }], isError: true }, changed };
+          return { result: { content: [{ type: 'text', text }], isError: true }, changed, withheld: true };
         }
       }
     }
@@ -95,6 +95,7 @@ export function createResultShaper(deps: ShaperDeps): ResultShaper {
     shape(reply, ctx) {
       if (!reply.ok || reply.value.resultType === 'input_required') return { reply };
       const clean = redacted(reply.value, ctx);
+      if (clean.withheld) return { reply: ok(clean.result), record: { bytes: contentBytes(reply.value), sentBytes: 0, refused: true, redacted: clean.changed } };
       const shaped = shapeResult({
         result: clean.result,
         limits: limitsFor(ctx.tool, ctx.upstream),

@@ -76,6 +76,13 @@ function base64Bytes(data: string): number {
 
 const isText = (b: JsonValue): b is JsonObject & { text: string } => isJsonObject(b) && b.type === 'text' && typeof b.text === 'string';
 
+/** Bytes of a result's text blocks and structured content, as the budget counts them. */
+export function contentBytes(result: JsonObject): number {
+  const blocks: JsonValue[] = Array.isArray(result.content) ? result.content : [];
+  const structured = result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent));
+  return blocks.reduce<number>((n, b) => n + (isText(b) ? Buffer.byteLength(b.text) : 0), structured);
+}
+
 export function shapeResult(input: ShapeInput): { result: JsonObject; bytes: number; record?: ShapingRecord } {
   const { result, limits, notice } = input;
   const content: JsonValue[] = Array.isArray(result.content) ? result.content : [];

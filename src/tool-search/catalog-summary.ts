@@ -5,7 +5,7 @@
 // "search tools" is one agents skip. Pure; bounded in length whatever the catalog.
 import { isJsonObject } from '../protocol/message.ts';
 import type { IndexedTool } from './search-index.ts';
-import { words } from './tokenize.ts';
+import { stem, words } from './tokenize.ts';
 
 export const SEARCH_TOOL_NAME = 'gatehouse__search_tools';
 export const DESCRIBE_TOOL_NAME = 'gatehouse__describe_tools';
@@ -19,12 +19,23 @@ const GENERIC = new Set([
   'query', 'make', 'put', 'post', 'edit', 'check', 'do', 'is', 'my', 'v1', 'v2',
 ]);
 
+/** The commonest words of the tools' own names, counted by stem ("issue" and "issues" are
+ * one topic) and shown in their shortest spelling. */
 function topics(tools: readonly IndexedTool[]): string[] {
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { n: number; word: string }>();
   for (const t of tools) {
-    for (const w of new Set(words(t.original))) if (w.length > 1 && !GENERIC.has(w) && !/^\d+$/.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of new Set(words(t.original))) {
+      if (w.length < 2 || GENERIC.has(w) || /^\d+$/.test(w)) continue;
+      const key = stem(w);
+      const c = counts.get(key);
+      if (!c) counts.set(key, { n: 1, word: w });
+      else {
+        c.n++;
+        if (w.length < c.word.length) c.word = w;
+      }
+    }
   }
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOPICS_PER_UPSTREAM).map(([w]) => w);
+  return [...counts.values()].sort((a, b) => b.n - a.n || (a.word < b.word ? -1 : 1)).slice(0, TOPICS_PER_UPSTREAM).map((c) => c.word);
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

@@ -53,6 +53,22 @@ function fieldTexts(item: JsonObject, name: string, original: string): [string, 
   return [`${name} ${original === name ? '' : original}`, title, args, typeof item.description === 'string' ? item.description : ''];
 }
 
+/** A tool's four fields as index terms. */
+export function toolTerms(t: IndexedTool): string[][] {
+  return fieldTexts(t.item, t.name, t.original).map(terms);
+}
+
+/** Builds an index without holding the event loop for long: tools are tokenized in slices
+ * of `slice`, with a turn of the event loop between slices (the postings pass is quick). */
+export async function buildSearchIndex(tools: readonly IndexedTool[], slice = 500): Promise<SearchIndex> {
+  const tokenized: string[][][] = [];
+  for (let i = 0; i < tools.length; i += slice) {
+    for (const t of tools.slice(i, i + slice)) tokenized.push(toolTerms(t));
+    if (i + slice < tools.length) await new Promise<void>((r) => setImmediate(r));
+  }
+  return new SearchIndex(tools, tokenized);
+}
+
 export class SearchIndex {
   readonly tools: readonly IndexedTool[];
   private readonly termIds = new Map<string, number>();
@@ -68,42 +84,49 @@ export class SearchIndex {
   private readonly matched: Uint16Array;
   private readonly touched: Uint32Array;
 
-  constructor(tools: readonly IndexedTool[]) {
+  /** `tokenized`: toolTerms of each tool, when already computed (buildSearchIndex). */
+  constructor(tools: readonly IndexedTool[], tokenized: readonly string[][][] = tools.map(toolTerms)) {
     this.tools = tools;
     const n = tools.length;
-    const tokenized = tools.map((t) => fieldTexts(t.item, t.name, t.original).map(terms));
     const avg = FIELDS.map((_, f) => Math.max(1, tokenized.reduce((s, d) => s + d[f]!.length, 0) / Math.max(1, n)));
-    const postings: { doc: number; w: number }[][] = [];
+    // Flat (doc, term, weight) triples, then counted into per-term runs: no object per posting.
+    const docOf: number[] = [];
+    const termOf: number[] = [];
+    const weightOf: number[] = [];
+    const perTerm = new Map<number, number>();
     tokenized.forEach((fields, doc) => {
-      const perTerm = new Map<number, number>();
+      perTerm.clear();
       fields.forEach((ts, f) => {
         const { weight, b } = FIELDS[f]!;
-        const norm = 1 - b + (b * ts.length) / avg[f]!;
+        const add = weight / (1 - b + (b * ts.length) / avg[f]!);
         for (const term of ts) {
           let id = this.termIds.get(term);
           if (id === undefined) {
             id = this.termIds.size;
             this.termIds.set(term, id);
-            postings.push([]);
           }
-          perTerm.set(id, (perTerm.get(id) ?? 0) + weight / norm);
+          perTerm.set(id, (perTerm.get(id) ?? 0) + add);
         }
       });
-      for (const [id, w] of perTerm) postings[id]!.push({ doc, w });
-    });
-    const total = postings.reduce((s, p) => s + p.length, 0);
-    this.offsets = new Uint32Array(postings.length + 1);
-    this.docs = new Uint32Array(total);
-    this.weights = new Float32Array(total);
-    let at = 0;
-    postings.forEach((list, id) => {
-      this.offsets[id] = at;
-      for (const p of list) {
-        this.docs[at] = p.doc;
-        this.weights[at++] = p.w;
+      for (const [id, w] of perTerm) {
+        docOf.push(doc);
+        termOf.push(id);
+        weightOf.push(w);
       }
     });
-    this.offsets[postings.length] = at;
+    const termCount = this.termIds.size;
+    this.offsets = new Uint32Array(termCount + 1);
+    for (const id of termOf) this.offsets[id + 1]!++;
+    for (let id = 0; id < termCount; id++) this.offsets[id + 1]! += this.offsets[id]!;
+    this.docs = new Uint32Array(docOf.length);
+    this.weights = new Float32Array(docOf.length);
+    const fill = this.offsets.slice(0, termCount);
+    // Triples come in doc order, so each term's run is sorted by doc.
+    for (let i = 0; i < docOf.length; i++) {
+      const at = fill[termOf[i]!]!++;
+      this.docs[at] = docOf[i]!;
+      this.weights[at] = weightOf[i]!;
+    }
     this.sortedTerms = [...this.termIds.keys()].sort();
     this.lowerNames = tools.map((t) => t.name.toLowerCase());
     this.lowerOriginals = tools.map((t) => t.original.toLowerCase());

@@ -20,7 +20,7 @@ import type { Enforcer } from '../policy/enforcer.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { CALL_TOOL_NAME, DESCRIBE_TOOL_NAME, SEARCH_TOOL_NAME, searchToolDescription } from './catalog-summary.ts';
 import { callArguments, describeArguments, META_TOOL_NAMES, metaTools, searchArguments } from './meta-tools.ts';
-import { SearchIndex, type IndexedTool, type VisibleSet } from './search-index.ts';
+import { buildSearchIndex, type IndexedTool, type SearchIndex, type VisibleSet } from './search-index.ts';
 import { describeResult, searchResult } from './search-results.ts';
 import type { ToolSearchConfig } from './tool-search-config.ts';
 
@@ -37,8 +37,7 @@ const MAX_VIEWS = 2000;
 interface CatalogEntry {
   tools: IndexedTool[];
   byName: Map<string, number>;
-  index?: SearchIndex;
-  scheduled?: boolean;
+  index?: Promise<SearchIndex>;
 }
 
 interface ViewEntry {
@@ -78,13 +77,16 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     return entry;
   };
 
-  const indexOf = (entry: CatalogEntry): SearchIndex => {
+  /** The index of a list version: built once, and shared by whoever asks while it builds. */
+  const indexOf = (entry: CatalogEntry): Promise<SearchIndex> => {
     if (entry.index) return entry.index;
     const started = performance.now();
-    entry.index = new SearchIndex(entry.tools);
-    const stats = { tools: entry.tools.length, ms: performance.now() - started, bytes: entry.index.approxBytes() };
-    logger.info('tool search index built', { tools: stats.tools, ms: Math.round(stats.ms * 10) / 10 });
-    for (const l of built) l(stats);
+    entry.index = buildSearchIndex(entry.tools).then((index) => {
+      const stats = { tools: entry.tools.length, ms: performance.now() - started, bytes: index.approxBytes() };
+      logger.info('tool search index built', { tools: stats.tools, ms: Math.round(stats.ms * 10) / 10 });
+      for (const l of built) l(stats);
+      return index;
+    });
     return entry.index;
   };
 
@@ -118,7 +120,7 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     const args = searchArguments(call.params, settings.defaultLimit);
     if (!args.ok) return { reply: args, record: record(SEARCH_TOOL_NAME) };
     const { view } = await viewOf(call);
-    const hits = indexOf(view.catalog).search(args.value.query, args.value.limit, view.visible, args.value.upstream);
+    const hits = (await indexOf(view.catalog)).search(args.value.query, args.value.limit, view.visible, args.value.upstream);
     const tools = hits.map((h) => view.catalog.tools[h.doc]!);
     return { reply: ok(searchResult(args.value.query, tools, view.total)), record: record(SEARCH_TOOL_NAME) };
   };
@@ -159,10 +161,7 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
       const { view, merged, filter } = await viewOf(call);
       // The index is built after this answer has gone, once per list version.
       const entry = view.catalog;
-      if (!entry.index && !entry.scheduled) {
-        entry.scheduled = true;
-        setImmediate(() => indexOf(entry));
-      }
+      if (!entry.index) setImmediate(() => void indexOf(entry));
       return { reply: ok({ tools: view.list, ttlMs: merged.ttlMs, cacheScope: filter ? 'private' : merged.cacheScope }), record: {} };
     },
     call(call, runTool) {
