@@ -12,10 +12,8 @@ const ctx = { tool: 'up__t', upstream: 'up', outputSchema: undefined, owner: 'ke
 describe('result shaper', () => {
   it('redacts text, embedded text and structured content with the audit patterns, counting what it changed', () => {
     const s = shaper({ redact: true });
-    const out = s.shape(ok({
-      content: [{ type: 'text', text: 'Authorization: Bearer abcdefghijklmnop' }, { type: 'resource', resource: { uri: 'x:1', text: 'card 4111 1111 1111 1111' } }, { type: 'text', text: 'clean' }],
-      structuredContent: { password: 'hunter2', n: 1 },
-    }), ctx);
+    const content: JsonObject[] = [{ type: 'text', text: 'Authorization: Bearer abcdefghijklmnop' }, { type: 'resource', resource: { uri: 'x:1', text: 'card 4111 1111 1111 1111' } }, { type: 'text', text: 'clean' }];
+    const out = s.shape(ok({ content, structuredContent: { password: 'hunter2', n: 1 } }), ctx);
     const v = out.reply.ok ? out.reply.value : ({} as JsonObject);
     expect(JSON.stringify(v)).not.toMatch(/abcdefghijklmnop|4111 1111|hunter2/);
     expect(JSON.stringify(v)).toContain('[REDACTED]');

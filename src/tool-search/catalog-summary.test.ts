@@ -4,7 +4,7 @@ import { CALL_TOOL_NAME, DESCRIBE_TOOL_NAME, searchToolDescription } from './cat
 import type { IndexedTool } from './search-index.ts';
 
 const catalog = (copies: number): IndexedTool[] =>
-  generatedCatalog(copies).flatMap((s) => s.tools.map((t) => ({ name: `${s.name}__${t.name}`, upstream: s.name, original: t.name, item: { name: `${s.name}__${t.name}`, ...t } })));
+  generatedCatalog(copies).flatMap((s) => s.tools.map((t) => ({ name: `${s.name}__${t.name}`, upstream: s.name, original: t.name, item: { ...t, name: `${s.name}__${t.name}` } })));
 
 describe('searchToolDescription', () => {
   it('says how many tools from which servers, what they are about, and how to go on', () => {
