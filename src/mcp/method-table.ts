@@ -9,7 +9,7 @@ import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok } from '../protocol/result.ts';
 import { createTargetMethods, type Handler } from './targets.ts';
-import { NO_RECORD, type Call, type Handled } from '../protocol/call.ts';
+import { GATEWAY_UPSTREAM, NO_RECORD, type Call, type Handled } from '../protocol/call.ts';
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -113,7 +113,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const kept = typeof call.params.uri === 'string' ? shaper.read(call.params.uri, call.authContext) : undefined;
       if (!kept) return readResource(call);
       const uri = call.params.uri as string;
-      return Promise.resolve({ reply: kept, record: { target: { upstream: 'gatehouse', name: uri, upstreamName: uri } } });
+      return Promise.resolve({ reply: kept, record: { target: { upstream: GATEWAY_UPSTREAM, name: uri, upstreamName: uri } } });
     };
   }
 

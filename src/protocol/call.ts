@@ -86,3 +86,6 @@ export interface Handled {
 }
 
 export const NO_RECORD: CallRecord = Object.freeze({});
+
+/** The `upstream` of a record whose target the gateway answers itself (its own tools, kept results). */
+export const GATEWAY_UPSTREAM = 'gatehouse';

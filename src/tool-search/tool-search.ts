@@ -11,7 +11,7 @@
 // the audit record are those of the real tool.
 import { LRUCache } from 'lru-cache';
 import type { Catalog, ListFilter, MergedView } from '../catalog/catalog.ts';
-import type { Call, Handled } from '../protocol/call.ts';
+import { GATEWAY_UPSTREAM, type Call, type Handled } from '../protocol/call.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok } from '../protocol/result.ts';
@@ -26,8 +26,6 @@ import type { ToolSearchConfig } from './tool-search-config.ts';
 
 /** `_meta` key with which one tools/list request asks for the whole catalog. */
 export const FULL_LIST_META_KEY = 'io.gatehouse/fullToolList';
-/** The upstream name the records of the gateway's own tools carry. */
-export const GATEWAY_UPSTREAM = 'gatehouse';
 
 /** Merged tools lists indexed at once (each list version has one index). */
 const MAX_INDEXES = 8;
