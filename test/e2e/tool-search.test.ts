@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startCatalogFleet, type CatalogFleet } from '../fixtures/catalog-fleet.ts';
-import { generatedCatalog } from '../fixtures/generated-catalog.ts';
+import { generatedCatalog, STATED_QUERIES } from '../fixtures/generated-catalog.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { auditRequests, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
@@ -21,24 +21,7 @@ rules:
 `;
 
 /** The queries this test states, and the tool each must find in its top 3. */
-const QUERIES: [string, string][] = [
-  ['create github issue', 'github__create_issue'],
-  ['send a slack message', 'slack__send_message'],
-  ['create stripe refund', 'stripe__create_refund'],
-  ['list open pull requests on github', 'github__list_pull_requests'],
-  ['delete kubernetes pod', 'kubernetes__delete_pod'],
-  ['search jira tickets', 'jira__search_tickets'],
-  ['export hubspot deals', 'hubspot__export_deals'],
-  ['get pagerduty on call', 'pagerduty__get_on_call'],
-  ['gmail__create_draft', 'gmail__create_draft'],
-  ['cloudflare__create_dns', 'cloudflare__create_dns_record'],
-  ['payment_intent', 'stripe__create_refund'],
-  ['permanently remove figma component', 'figma__delete_component'],
-  ['kube create deploy', 'kubernetes__create_deployment'],
-  ['send sms with twilio', 'twilio__send_sms'],
-  ['csv of shopify orders', 'shopify__export_orders'],
-  ['webhook when a sentry issue changes', 'sentry__watch_issue'],
-];
+const QUERIES = STATED_QUERIES.map(([q, t]) => [q, t] as [string, string]);
 
 interface AnyClient {
   listTools(params?: { cursor?: string }): Promise<{ tools: { name: string; description?: string }[]; nextCursor?: string }>;
