@@ -38,8 +38,9 @@ interface CatalogEntry {
   index?: Promise<SearchIndex>;
 }
 
+/** One caller's view of a list version. It names tools by position in that version's list,
+ * which is the same for every build of it, and holds no index: evicting an index frees it. */
 interface ViewEntry {
-  catalog: CatalogEntry;
   visible?: VisibleSet;
   total: number;
   list: JsonObject[];
@@ -88,13 +89,13 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     return entry.index;
   };
 
-  const viewOf = async (call: Call): Promise<{ view: ViewEntry; merged: MergedView; filter: ListFilter | undefined }> => {
+  const viewOf = async (call: Call): Promise<{ view: ViewEntry; entry: CatalogEntry; merged: MergedView; filter: ListFilter | undefined }> => {
     const merged = await catalog.view('tools', call.authContext);
     const filter = enforcer.listFilter(call.principal, 'tools');
+    const entry = catalogEntry(merged);
     const key = `${merged.version}\u0000${filter?.key ?? ''}`;
     const hit = views.get(key);
-    if (hit) return { view: hit, merged, filter };
-    const entry = catalogEntry(merged);
+    if (hit) return { view: hit, entry, merged, filter };
     let visible: VisibleSet | undefined;
     let shown = entry.tools;
     if (filter) {
@@ -106,9 +107,9 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
       });
       visible = { bits, count: shown.length };
     }
-    const view: ViewEntry = { catalog: entry, ...(visible ? { visible } : {}), total: shown.length, list: metaTools(searchToolDescription(shown)) };
+    const view: ViewEntry = { ...(visible ? { visible } : {}), total: shown.length, list: metaTools(searchToolDescription(shown)) };
     views.set(key, view);
-    return { view, merged, filter };
+    return { view, entry, merged, filter };
   };
 
   const record = (name: string): Handled['record'] => ({ target: { upstream: GATEWAY_UPSTREAM, name, upstreamName: name } });
@@ -117,21 +118,21 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
   const search = async (call: Call): Promise<Handled> => {
     const args = searchArguments(call.params, settings.defaultLimit);
     if (!args.ok) return { reply: args, record: record(SEARCH_TOOL_NAME) };
-    const { view } = await viewOf(call);
-    const hits = (await indexOf(view.catalog)).search(args.value.query, args.value.limit, view.visible, args.value.upstream);
-    const tools = hits.map((h) => view.catalog.tools[h.doc]!);
+    const { view, entry } = await viewOf(call);
+    const hits = (await indexOf(entry)).search(args.value.query, args.value.limit, view.visible, args.value.upstream);
+    const tools = hits.map((h) => entry.tools[h.doc]!);
     return { reply: ok(searchResult(args.value.query, tools, view.total)), record: record(SEARCH_TOOL_NAME) };
   };
 
   const describe = async (call: Call): Promise<Handled> => {
     const names = describeArguments(call.params);
     if (!names.ok) return { reply: names, record: record(DESCRIBE_TOOL_NAME) };
-    const { view } = await viewOf(call);
+    const { view, entry } = await viewOf(call);
     const found: JsonObject[] = [];
     const unknown: string[] = [];
     for (const name of names.value) {
-      const doc = view.catalog.byName.get(name);
-      if (visibleDoc(view, doc)) found.push(view.catalog.tools[doc]!.item);
+      const doc = entry.byName.get(name);
+      if (visibleDoc(view, doc)) found.push(entry.tools[doc]!.item);
       else unknown.push(name);
     }
     return { reply: ok(describeResult(found, unknown)), record: record(DESCRIBE_TOOL_NAME) };
@@ -156,9 +157,8 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     },
     async list(call) {
       if (call.params.cursor !== undefined) return { reply: err({ kind: 'invalid_params', message: 'Invalid cursor: in tool search mode tools/list has a single page' }), record: {} };
-      const { view, merged, filter } = await viewOf(call);
+      const { view, entry, merged, filter } = await viewOf(call);
       // The index is built after this answer has gone, once per list version.
-      const entry = view.catalog;
       if (!entry.index) setImmediate(() => void indexOf(entry));
       return { reply: ok({ tools: view.list, ttlMs: merged.ttlMs, cacheScope: filter ? 'private' : merged.cacheScope }), record: {} };
     },
