@@ -30,6 +30,7 @@ export const TARGETS: readonly Target[] = [
   { label: 'merged tools/list 20×50, warm p50', metric: 'toolsList.warmP50Ms', op: '<=', threshold: 2, unit: 'ms', profile: 'tools/list' },
   { label: 'merged tools/list 20×50, warm p50, 1,000 rules', metric: 'toolsList.policyWarmP50Ms', op: '<=', threshold: 2, unit: 'ms', profile: 'tools/list' },
   { label: 'tools/call throughput, 1,000 rules ÷ no policy', metric: 'toolsList.policyCallThroughputRatio', op: '>=', threshold: 0.95, unit: '×', profile: 'tools/call 1,000 rules' },
+  { label: 'tool search p50 over 10,000 tools', metric: 'contextBudget.searchP50Ms', op: '<=', threshold: 2, unit: 'ms' },
   { label: 'gateway RSS with 1,000 sessions + 100 streams', metric: 'memory.loadedRssMb', op: '<=', threshold: 200, unit: 'MB' },
   { label: 'RSS growth over the half-capacity soak, %', metric: 'soak.rssGrowthPct', op: '<=', threshold: 10, unit: '%' },
   { label: 'RSS growth over the half-capacity soak, MB', metric: 'soak.rssGrowthMb', op: '<=', threshold: 20, unit: 'MB' },

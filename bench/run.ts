@@ -5,7 +5,7 @@
 // the gateway when a target is missed.
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
-//        --only id,id (legacy, modern, stdio, toolsList, memory, soak), --profile (always),
+//        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak), --profile (always),
 //        --no-profile.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { detectPinning, LOADGEN_CPU, SERVER_CPU } from './harness/child-processes.ts';
 import { LoadGenerator } from './harness/load-generator.ts';
 import { evaluateTargets, formatReport, writeJson } from './report.ts';
+import { contextBudget } from './scenarios/context-budget.ts';
 import { memory } from './scenarios/memory.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
@@ -25,7 +26,7 @@ import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, memory, soak];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak];
 const MAX_DEFAULT_PROFILES = 2;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 

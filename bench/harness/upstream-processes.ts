@@ -21,6 +21,7 @@ export interface ModernFleet extends ServerProcess {
 
 export const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const FLEET = fileURLToPath(new URL('./modern-fleet.ts', import.meta.url));
+const CATALOG_FLEET = fileURLToPath(new URL('./catalog-fleet-process.ts', import.meta.url));
 
 /** server-everything listens on all interfaces (its own choice); we only ever talk to 127.0.0.1. */
 export async function startEverything(pinning: Pinning): Promise<EverythingServer> {
@@ -31,20 +32,37 @@ export async function startEverything(pinning: Pinning): Promise<EverythingServe
 }
 
 export async function startModernFleet(pinning: Pinning, opts: FleetOptions): Promise<ModernFleet> {
-  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, ['--import', 'tsx', FLEET, JSON.stringify(opts)], {
+  const { child, line } = await spawnFleet(pinning, [FLEET, JSON.stringify(opts)], 'modern fleet');
+  return { pid: child.pid!, urls: (JSON.parse(line) as { urls: string[] }).urls, stop: () => stopProcess(child) };
+}
+
+export interface CatalogFleetProcess extends ServerProcess {
+  /** Endpoint per service name. */
+  urls: Record<string, string>;
+}
+
+/** The generated catalog (40 services x 50 tools per copy) in one process (catalog-fleet-process.ts). */
+export async function startCatalogFleetProcess(pinning: Pinning, copies: number): Promise<CatalogFleetProcess> {
+  const { child, line } = await spawnFleet(pinning, [CATALOG_FLEET, String(copies)], 'catalog fleet');
+  return { pid: child.pid!, urls: (JSON.parse(line) as { urls: Record<string, string> }).urls, stop: () => stopProcess(child) };
+}
+
+/** A tsx child that prints one JSON line of URLs when it is ready. */
+async function spawnFleet(pinning: Pinning, args: readonly string[], what: string): Promise<{ child: ReturnType<typeof spawnPinned>; line: string }> {
+  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail = stderrTail(child);
   const lines = createInterface({ input: child.stdout! });
-  const urls = await new Promise<string[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`modern fleet: no URLs after 30 s\n${tail()}`)), 30_000);
-    child.once('exit', (code) => reject(new Error(`modern fleet exited (code ${code})\n${tail()}`)));
-    lines.once('line', (line) => {
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no URLs after 30 s\n${tail()}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${what} exited (code ${code})\n${tail()}`)));
+    lines.once('line', (l) => {
       clearTimeout(timer);
-      resolve((JSON.parse(line) as { urls: string[] }).urls);
+      resolve(l);
     });
   });
   lines.close();
   child.stdout?.resume();
-  return { pid: child.pid!, urls, stop: () => stopProcess(child) };
+  return { child, line };
 }

@@ -62,6 +62,8 @@ export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream
 export interface GatewayOptions {
   /** Where OTEL_* settings come from; process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** The clock of kept results' expiry (tests inject one); Date.now by default. */
+  now?: () => number;
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
@@ -131,7 +133,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
   const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions });
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, ...(opts.now ? { now: opts.now } : {}) });
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));

@@ -28,6 +28,10 @@ export interface RequestAuditRecord {
   approval?: { id: string; approver?: string; channel?: string; decision?: string };
   arguments?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
   result?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+  /** The gateway tool the call came through (gatehouse__call_tool); `name` is the real tool. */
+  via?: string;
+  /** What result shaping did: bytes in and out, bytes cut, kept copies, links, redactions. */
+  shaping?: { bytes: number; sentBytes: number; cutBytes?: number; kept?: string[]; linked?: number; refused?: true; overBudget?: true; redacted?: number };
   outcome: AuditOutcome;
   errorCode?: number;
   /** Milliseconds spent waiting for the upstream, and in total. */

@@ -37,7 +37,7 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
   const withResult = reply.ok && (method === 'tools/call' || method === 'prompts/get' || method === 'resources/read');
   return {
     approval: approval ? { approver: approval.by || undefined, channel: approval.channel, decision: approval.decision, id: approval.id ?? '' } : undefined,
-    arguments: bodies.arguments(name, requestBody(call)),
+    arguments: bodies.arguments(name, record.arguments ?? requestBody(call)),
     client: isJsonObject(info)
       ? { name: typeof info.name === 'string' ? info.name : undefined, version: typeof info.version === 'string' ? info.version : undefined }
       : undefined,
@@ -54,12 +54,14 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
     responseBytes: t.responseBytes,
     result: withResult ? bodies.result(name, reply.value) : undefined,
     rpcId: call.id ?? null,
+    shaping: record.shaping,
     time: t.time,
     traceId: t.traceId || undefined,
     type: 'request',
     upstream: target?.upstream,
     upstreamMs: record.upstreamMs !== undefined ? Math.round(record.upstreamMs * 1000) / 1000 : undefined,
     upstreamName: target?.upstreamName,
+    via: record.via,
   };
 }
 

@@ -28,11 +28,22 @@ export function checkConfig(config: GatewayConfig): CheckIssue[] {
   checkSecret(config.sessions.secret, issues);
   checkExposure(config, issues);
   checkNamesAndPrefixes(config, issues);
+  checkShapingRules(config, issues);
   config.upstreams.forEach((u, i) => {
     if (u.kind === 'http') checkHttp(u, i, issues);
     else checkStdio(u, i, issues);
   });
   return issues;
+}
+
+/** A result-shaping rule for an upstream that does not exist is a typo that would apply nowhere. */
+function checkShapingRules(config: GatewayConfig, issues: CheckIssue[]): void {
+  const names = new Set(config.upstreams.map((u) => u.name));
+  config.resultShaping.rules.forEach((r, i) => {
+    if (r.upstream !== undefined && !names.has(r.upstream)) {
+      issues.push({ path: toPointer(['resultShaping', 'rules', i, 'upstream']), message: `no upstream is named "${r.upstream}"` });
+    }
+  });
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

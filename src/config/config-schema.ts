@@ -12,6 +12,8 @@ import { APPROVALS_CONFIG_SCHEMA } from '../approvals/approvals-config-schema.ts
 import { AUDIT_CONFIG_SCHEMA } from '../audit/audit-config-schema.ts';
 import { IDENTITY_CONFIG_SCHEMA } from '../identity/identity-config.ts';
 import { durationSchema, type RawDuration } from './duration.ts';
+import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../result-shaping/shaping-config.ts';
+import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
 import { METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
@@ -159,6 +161,8 @@ export const CONFIG_SCHEMA = {
     audit: AUDIT_CONFIG_SCHEMA,
     shutdown: SHUTDOWN_CONFIG_SCHEMA,
     metrics: METRICS_CONFIG_SCHEMA,
+    toolSearch: TOOL_SEARCH_CONFIG_SCHEMA,
+    resultShaping: RESULT_SHAPING_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -285,6 +289,8 @@ export interface RawConfig {
   audit?: unknown;
   shutdown?: { drainDelay?: RawDuration; deadline?: RawDuration };
   metrics?: { processMetrics?: boolean };
+  toolSearch?: RawToolSearchConfig;
+  resultShaping?: RawResultShapingConfig;
   upstreams: RawUpstream[];
 }
 

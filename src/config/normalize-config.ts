@@ -10,6 +10,8 @@ import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
 import { normalizeAuditConfig } from '../audit/audit-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
+import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
+import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -74,6 +76,7 @@ export function normalizeConfig(
     return upstream;
   });
   const secret = raw.sessions?.secret;
+  const shaping = normalizeShapingConfig(raw.resultShaping);
   const config: GatewayConfig = {
     file: absoluteFile,
     listen: {
@@ -112,8 +115,11 @@ export function normalizeConfig(
       deadlineMs: ms(raw.shutdown?.deadline, DEFAULTS.shutdownDeadline, ['shutdown', 'deadline']),
     },
     metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
+    toolSearch: normalizeToolSearchConfig(raw.toolSearch),
+    resultShaping: shaping.config,
     upstreams,
   };
+  for (const i of shaping.issues) issues.push({ path: `/resultShaping${i.path}`, message: i.message });
   const audit = normalizeAuditConfig(raw.audit, baseDir);
   if (audit.ok) config.audit = audit.value;
   else for (const i of audit.error) issues.push({ path: `/audit${i.path}`, message: i.message });

@@ -3,6 +3,8 @@
 import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
 import type { AuditConfig } from '../audit/audit-config.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
+import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
+import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -119,5 +121,9 @@ export interface GatewayConfig {
   shutdown: { drainDelayMs: number; deadlineMs: number };
   /** GET /metrics: whether the Node.js process metrics are served too. */
   metrics: { processMetrics: boolean };
+  /** Off by default: tools/list answers with search tools (README, Context budget). */
+  toolSearch: ToolSearchConfig;
+  /** Off (enabled false) unless the section is present (README, Context budget). */
+  resultShaping: ResultShapingConfig;
   upstreams: readonly UpstreamConfig[];
 }

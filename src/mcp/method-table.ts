@@ -9,7 +9,7 @@ import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok } from '../protocol/result.ts';
 import { createTargetMethods, type Handler } from './targets.ts';
-import { NO_RECORD, type Call, type Handled } from '../protocol/call.ts';
+import { GATEWAY_UPSTREAM, NO_RECORD, type Call, type Handled } from '../protocol/call.ts';
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -18,9 +18,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { ALL_SUPPORTED_VERSIONS } from '../protocol/versions.ts';
 import type { ResourceSubscriptions } from './resource-subscriptions.ts';
-
-
-
+import { createToolSearch, type ToolSearch } from '../tool-search/tool-search.ts';
+import { createResultShaper, type ResultShaper } from '../result-shaping/result-shaper.ts';
 
 const EMPTY_RESULT: Handled = Object.freeze({ reply: ok({}), record: NO_RECORD });
 
@@ -44,6 +43,19 @@ export interface GatewayDeps {
   approvals?: ApprovalDeps;
   /** resources/subscribe for 2025-11-25 sessions; unset: not served. */
   subscriptions?: ResourceSubscriptions;
+  /** The clock of kept results' expiry; Date.now by default. */
+  now?: () => number;
+}
+
+/** The context-budget features the config turns on (README, Context budget). */
+function contextBudget(deps: GatewayDeps): { toolSearch?: ToolSearch; shaper?: ResultShaper } {
+  const { config } = deps;
+  return {
+    ...(config.toolSearch.enabled ? { toolSearch: createToolSearch({ settings: config.toolSearch, catalog: deps.catalog, enforcer: deps.enforcer, logger: deps.logger }) } : {}),
+    ...(config.resultShaping.enabled
+      ? { shaper: createResultShaper({ config: config.resultShaping, redaction: config.audit.redact, validator: deps.validator, ...(deps.now ? { now: deps.now } : {}) }) }
+      : {}),
+  };
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
@@ -71,15 +83,39 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return parts.length ? parts.join('\n\n') : undefined;
   };
 
+  const { toolSearch, shaper } = contextBudget(deps);
+
   const list: Handler = async (call) => {
     const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;
+    if (kind === 'tools' && toolSearch?.answersList(call)) return toolSearch.list(call);
     const page = await catalog.page(kind, call.authContext, call.params.cursor, enforcer.listFilter(call.principal, kind));
     if (!page.ok) return { reply: page, record: NO_RECORD };
     const { items, ...rest } = page.value;
     return { reply: ok({ [field]: items, ...rest }), record: NO_RECORD };
   };
 
-  const targets = createTargetMethods({ config: deps.config, catalog, enforcer, validator: deps.validator, logger: deps.logger, ...(deps.metrics ? { metrics: deps.metrics } : {}), ...(deps.approvals ? { approvals: deps.approvals } : {}) });
+  const { toolForGateway, ...targets } = createTargetMethods({
+    config: deps.config,
+    catalog,
+    enforcer,
+    validator: deps.validator,
+    logger: deps.logger,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.approvals ? { approvals: deps.approvals } : {}),
+    ...(shaper ? { shaper } : {}),
+  });
+  // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
+  const callTool = targets['tools/call'];
+  const readResource = targets['resources/read'];
+  if (toolSearch) targets['tools/call'] = (call) => toolSearch.call(call, toolForGateway) ?? callTool(call);
+  if (shaper) {
+    targets['resources/read'] = (call) => {
+      const kept = typeof call.params.uri === 'string' ? shaper.read(call.params.uri, call.authContext) : undefined;
+      if (!kept) return readResource(call);
+      const uri = call.params.uri as string;
+      return Promise.resolve({ reply: kept, record: { target: { upstream: GATEWAY_UPSTREAM, name: uri, upstreamName: uri } } });
+    };
+  }
 
   const discover: Handler = async () => {
     const text = instructions();

@@ -12,6 +12,9 @@ import type { Enforcer, Gate } from '../policy/enforcer.ts';
 import { createMemoryLogger } from '../telemetry/logger.ts';
 import type { Upstream, UpstreamRequest } from '../upstream/upstream.ts';
 import { createTargetSequence, type Resolved } from './target-sequence.ts';
+import { createResultShaper } from '../result-shaping/result-shaper.ts';
+import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
+import { SchemaValidator } from '../validation/schema-validator.ts';
 
 function memoryUpstream(answers: Reply[]): Upstream & { sent: UpstreamRequest[] } {
   const sent: UpstreamRequest[] = [];
@@ -144,5 +147,24 @@ describe('the target sequence', () => {
     expect(reply).toEqual(err(UNKNOWN));
     expect(record).toEqual({});
     expect(up.sent).toHaveLength(0);
+  });
+
+  it('shapes a tool result last, after the rewrite has seen it whole, and records what it did', async () => {
+    const shaper = createResultShaper({ config: normalizeShapingConfig({ maxResultBytes: 10 }).config, redaction: { keys: [], paths: [], patterns: [] }, validator: new SchemaValidator() });
+    const seq = createTargetSequence({ enforcer: enforcer(allow()), logger: createMemoryLogger().logger, shaper });
+    const up = memoryUpstream([ok({ content: [{ type: 'text', text: 'x'.repeat(40) }] })]);
+    let rewritten = '';
+    const rewrite = (r: Reply): Reply => {
+      rewritten = r.ok ? ((r.value.content as JsonObject[])[0]!.text as string) : '';
+      return r;
+    };
+    const { reply, record } = await seq(call, async () => ok(resolved(up, { rewrite })));
+    expect(rewritten).toBe('x'.repeat(40));
+    expect(reply.ok && ((reply.value.content as JsonObject[])[0]!.text as string).startsWith(`${'x'.repeat(10)}\n\n[Gatehouse cut`)).toBe(true);
+    expect(record.shaping).toMatchObject({ bytes: 40, sentBytes: 10, cutBytes: 30 });
+    // Prompts and resources are not tool results: left as they came.
+    const prompt = memoryUpstream([ok({ messages: [], content: [{ type: 'text', text: 'y'.repeat(40) }] })]);
+    const asPrompt = await seq({ ...call, method: 'prompts/get' }, async () => ok(resolved(prompt, { target: { kind: 'prompt', upstream: 'up', name: 'up__p', upstreamName: 'p' } })));
+    expect(asPrompt.record.shaping).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // The one sequence every target method runs (docs/architecture.md §4, MCP ring): resolve the
 // exposed name -> judge it (policy with pins and rate limits, or visibility alone) -> check
-// (headers, arguments) -> approval -> send upstream -> rewrite the reply. tools/call,
+// (headers, arguments) -> approval -> send upstream -> rewrite the reply -> shape a tool's
+// result (result-shaping/, when configured). tools/call,
 // prompts/get, resources/read and completion/complete differ only in the data their
 // resolvers (targets.ts) return. Each stage returns what it decided, and the CallRecord that
 // audit, metrics and spans read is assembled here from those returns.
@@ -17,6 +18,9 @@ import type { CallTarget, Enforcer } from '../policy/enforcer.ts';
 import type { Decision } from '../policy/decision.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import type { ResultShaper } from '../result-shaping/result-shaper.ts';
+import type { ShapingRecord } from '../result-shaping/shape-result.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import { sendUpstream, type SendDeps } from './send-upstream.ts';
 
 /** What a resolver found: the target as policy sees it, and how to reach and answer it. */
@@ -54,6 +58,8 @@ export interface SequenceDeps extends SendDeps {
   logger: Logger;
   /** Unset: rules with effect approve get a clear "approval required" error. */
   approvals?: ApprovalDeps;
+  /** Unset: tool results pass as the upstream sent them. */
+  shaper?: ResultShaper;
 }
 
 const HIDDEN = Object.freeze({ effect: 'hidden' as const, ruleId: 'visibility', reason: 'not visible to the caller' });
@@ -148,6 +154,14 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
         }
       }
     }
-    return { reply, record: { ...judged, upstreamMs, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}) } };
+    // Shape, last: output validation (in rewrite) has seen the whole result.
+    let shaping: ShapingRecord | undefined;
+    if (deps.shaper && r.target.kind === 'tool') {
+      const item = r.target.item;
+      const shaped = deps.shaper.shape(reply, { tool: t.name, upstream: t.upstream, outputSchema: item && isJsonObject(item.outputSchema) ? item.outputSchema : undefined, owner: call.authContext });
+      reply = shaped.reply;
+      shaping = shaped.record;
+    }
+    return { reply, record: { ...judged, upstreamMs, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}), ...(shaping ? { shaping } : {}) } };
   };
 }

@@ -29,7 +29,12 @@ export interface TargetDeps extends SequenceDeps {
 type Resolution = Result<Resolved, GatewayError>;
 const invalid = (message: string): Resolution => err({ kind: 'invalid_params', message });
 
-export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Handler> {
+/** The target methods, and tools/call for a call the gateway makes on a client's behalf
+ * (gatehouse__call_tool): the client never saw the tool's schema, so it sent no Mcp-Param-*
+ * headers to check; the upstream's are computed from the arguments as always. */
+export type TargetMethods = Record<TargetMethod, Handler> & { toolForGateway: Handler };
+
+export function createTargetMethods(deps: TargetDeps): TargetMethods {
   const { catalog, validator, logger, config } = deps;
   const run = createTargetSequence(deps);
 
@@ -55,7 +60,7 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
    * of the gateway's access rules. */
   const guarded = config.identity !== undefined || config.policy !== undefined;
 
-  const resolveTool = async (call: Call): Promise<Resolution> => {
+  const resolveTool = async (call: Call, clientHeaders = true): Promise<Resolution> => {
     const name = call.params.name;
     if (typeof name !== 'string') return invalid('tools/call needs a string "name"');
     const args = call.params.arguments;
@@ -64,7 +69,7 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
     if (!found) return err(unknownError({ kind: 'tool', name }));
     // We parse the body, so we are a server that MUST check Mcp-Param-* (MCP 2026-07-28,
     // custom headers from tool parameters); policy and the record read the decoded values.
-    const checked = call.era === 'modern' ? checkParamHeaders(found.headerParams, args, call.headers) : undefined;
+    const checked = call.era === 'modern' && clientHeaders ? checkParamHeaders(found.headerParams, args, call.headers) : undefined;
     const values = checked?.ok ? checked : extractParamValues(found.headerParams, args);
     const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name, upstreamName: found.name, item: found.item };
     if (args) target.arguments = args;
@@ -179,6 +184,7 @@ export function createTargetMethods(deps: TargetDeps): Record<TargetMethod, Hand
 
   return {
     'tools/call': (call) => run(call, resolveTool),
+    toolForGateway: (call) => run(call, (c) => resolveTool(c, false)),
     'prompts/get': (call) => run(call, resolvePrompt),
     'resources/read': (call) => run(call, resolveResource),
     'completion/complete': (call) => run(call, resolveCompletion),

@@ -9,6 +9,7 @@ import type { Era } from './versions.ts';
 import type { GatewayError } from './errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
 import type { Result } from './result.ts';
+import type { ShapingRecord } from '../result-shaping/shape-result.ts';
 
 export interface Call {
   readonly era: Era;
@@ -70,6 +71,12 @@ export interface CallRecord {
   readonly approval?: ApprovalRecord;
   /** Milliseconds spent waiting for a person's approval (not gateway overhead). */
   readonly approvalWaitMs?: number;
+  /** The gateway tool the call came through (gatehouse__call_tool); `target` is the real tool. */
+  readonly via?: string;
+  /** The real tool's arguments when they are not the request's own (see `via`). */
+  readonly arguments?: JsonObject;
+  /** What result shaping did to a tools/call result. */
+  readonly shaping?: ShapingRecord;
 }
 
 /** A method's answer with the record of how it was reached. */
@@ -79,3 +86,6 @@ export interface Handled {
 }
 
 export const NO_RECORD: CallRecord = Object.freeze({});
+
+/** The `upstream` of a record whose target the gateway answers itself (its own tools, kept results). */
+export const GATEWAY_UPSTREAM = 'gatehouse';

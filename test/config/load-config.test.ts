@@ -10,6 +10,14 @@ import { SCHEMA_FILE } from '../../src/config/write-schema-file.ts';
 const FILE = '/etc/gatehouse/gatehouse.yaml';
 
 /** The audit section every config gets when it says nothing about audit (beside FILE). */
+const DEFAULT_TOOL_SEARCH = { enabled: false, fullListFor: [], defaultLimit: 8 };
+const DEFAULT_SHAPING = {
+  enabled: false,
+  defaults: { maxBytes: 100_000, strategy: 'head', structured: 'keep', maxMediaBytes: 1_048_576 },
+  rules: [],
+  redact: false,
+  keep: { ttlMs: 600_000, maxBytes: 67_108_864, maxEntryBytes: 8_388_608, pageBytes: 65_536 },
+};
 const DEFAULT_AUDIT = {
   enabled: true,
   dir: '/etc/gatehouse/audit',
@@ -91,6 +99,8 @@ describe('parseConfig: valid configs', () => {
       audit: DEFAULT_AUDIT,
       shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: true },
+      toolSearch: DEFAULT_TOOL_SEARCH,
+      resultShaping: DEFAULT_SHAPING,
       upstreams: [
         {
           kind: 'http',
@@ -138,6 +148,8 @@ describe('parseConfig: valid configs', () => {
       audit: DEFAULT_AUDIT,
       shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: false },
+      toolSearch: DEFAULT_TOOL_SEARCH,
+      resultShaping: DEFAULT_SHAPING,
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
         {
@@ -209,7 +221,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, upstreams)',
       },
     ]);
   });

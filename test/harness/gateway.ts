@@ -22,13 +22,13 @@ export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const EVERYTHING_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own. */
-export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number } = {}): Promise<TestGateway> {
+export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number; now?: () => number } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const file = join(dir, 'gatehouse.yaml');
   writeFileSync(file, yaml);
   const config = loadConfig(file, env, { host: '127.0.0.1', port: opts.port ?? 0 });
   const { logger, lines } = createMemoryLogger();
-  const gw = await startGateway(config, logger, { env });
+  const gw = await startGateway(config, logger, { env, ...(opts.now ? { now: opts.now } : {}) });
   return {
     ...gw,
     config,
