@@ -5,8 +5,8 @@
 // upstream that no list or template accounts for: a guest denied the listed document and one
 // templated document reads neither under any of these spellings, and the upstream never even
 // receives the read; a caller the policy allows reads them under every spelling it accepts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, legacySession, startPolicyBed, type PolicyBed } from '../harness/policy-env.ts';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, legacySession, usePolicyBed, type PolicyBed } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -52,12 +52,8 @@ const SPELLINGS = DOCS.flatMap((d) => spellings(d.path).map((uri) => ({ uri, ...
 const hasWhitespace = (uri: string): boolean => /\s/.test(decodeURIComponent(uri.replace(/^gatehouse:\/\/up\//i, '')));
 
 let bed: PolicyBed;
-
-beforeAll(async () => {
-  bed = await startPolicyBed(POLICY);
-});
-afterAll(async () => {
-  await bed?.close();
+usePolicyBed(POLICY, (b) => {
+  bed = b;
 });
 
 /** What the upstream was asked to read, in its own terms. */

@@ -2,8 +2,8 @@
 // is one bucket for every uri the template matches (a client cannot make up fresh uris to
 // get fresh buckets), and a template a caller may not see hides every uri it matches, not
 // only its entry in resources/templates/list.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALICE, BOB, legacySession, startPolicyBed, type PolicyBed } from '../harness/policy-env.ts';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, legacySession, usePolicyBed, type PolicyBed } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
@@ -20,11 +20,8 @@ rules:
 `;
 
 let bed: PolicyBed;
-beforeAll(async () => {
-  bed = await startPolicyBed(POLICY);
-});
-afterAll(async () => {
-  await bed?.close();
+usePolicyBed(POLICY, (b) => {
+  bed = b;
 });
 
 describe('a rate limit on templated resources', () => {
