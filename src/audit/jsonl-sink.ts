@@ -2,20 +2,19 @@
 // This part decides when records are written and what a caller sees when they cannot be.
 //
 // Durability. record() resolves only after the line holding its record is written and
-// fdatasync'ed (or written through O_DSYNC, the same guarantee: audit-file-writer.ts), in
-// both modes, so a request whose record() resolved has its record on disk before the response
-// goes out: no loss window for completed requests. `sync` writes at the end of the event-loop
-// turn in which a record arrives, so every record of that turn shares one write and one sync,
-// and records arriving while that write is in flight share the next (group commit); the disk
-// sync costs far more CPU than anything else here, so fewer, fuller batches are the saving.
-// `batch` waits up to batchWindow to write many records with one fsync, adding up to that
-// much latency per request for far fewer fsyncs under load.
+// fdatasync'ed, in both modes, so a request whose record() resolved has its record on disk
+// before the response goes out: no loss window for completed requests. `sync` writes at the
+// end of the event-loop turn in which a record arrives, so every record of that turn shares
+// one write and one sync, and records arriving while it is in flight share the next (group
+// commit): the sync costs far more CPU than anything else here. `batch` waits up to
+// batchWindow to write many records with one fsync: that much latency, far fewer fsyncs.
+// Every string of a record is capped first (cap-strings.ts), so no caller makes one large.
 //
 // Failure. A write or fsync error, a write slower than writeTimeout, or more than maxQueue
 // records waiting, puts the sink in a degraded state handled per onFailure:
-//   closed: healthy() is false (the pipeline refuses calls) and record() rejects with
+//   closed: healthy() is false (the pipeline refuses calls), record() rejects with
 //           AuditUnavailableError, until the disk works again;
-//   open:   healthy() stays true, record() resolves at once and the record is dropped,
+//   open:   healthy() stays true, record() resolves at once, the record is dropped and
 //           counted, and an alarm is logged.
 // While writes fail, nothing but a probe touches the disk, every retryInterval; the probe
 // writes an `audit_gap` event saying what was lost, so recovery is itself on the record.
@@ -58,16 +57,11 @@ interface Pending {
 export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps): Promise<JsonlAuditSink> {
   const logger = deps.logger.child({ component: 'audit' });
   const lock = await lockAuditDir(config.dir, { logger });
-  let writer: AuditFileWriter;
-  try {
-    writer = await AuditFileWriter.open(
-      { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles, ...(deps.now === undefined ? {} : { now: deps.now }) },
-      logger,
-    );
-  } catch (e) {
+  const options = { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles, ...(deps.now === undefined ? {} : { now: deps.now }) };
+  const writer = await AuditFileWriter.open(options, logger).catch(async (e: unknown) => {
     await lock.release();
     throw e;
-  }
+  });
   return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now, lock);
 }
 

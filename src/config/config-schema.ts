@@ -15,7 +15,7 @@ import { durationSchema, type RawDuration } from './duration.ts';
 import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
-import { METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
+import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
   RATE_LIMITS_CONFIG_SCHEMA,
@@ -94,27 +94,8 @@ export const CONFIG_SCHEMA = {
       errorMessage: 'expected a non-empty string of letters, digits, "_", "-" or "."',
     },
     maxNameLength: positiveInt('Longest prefixed name the gateway exposes.', 64),
-    allowedHosts: {
-      description: 'Host header values (a name, or name:port) the gateway answers besides loopback names; "*" allows any. Off /mcp (readiness, metrics, the approvals console) a Host not listed is refused with 403 when the listener is loopback or this list is set; on /mcp only when this list is set. The DNS-rebinding defence for requests a browser sends without Origin. Default [].',
-      default: [],
-      type: 'array',
-      uniqueItems: true,
-      items: {
-        description: 'A host such as gatehouse.example.com or gatehouse.example.com:8443, or "*".',
-        type: 'string',
-        pattern: '^(\\*|[A-Za-z0-9.-]+(:[0-9]{1,5})?|\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?)$',
-        errorMessage: 'expected a host like "gatehouse.example.com" or "gatehouse.example.com:8443" (no scheme, no path) or "*"',
-      },
-    },
-    admin: {
-      description: 'A separate listener for /metrics and /readyz (and /healthz): when set, those are served only here, not on the MCP port.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        host: { description: 'Interface to bind. Default 127.0.0.1.', default: '127.0.0.1', type: 'string', minLength: 1 },
-        port: { description: 'TCP port; 0 picks a free one. Default 9090.', default: 9090, type: 'integer', minimum: 0, maximum: 65535 },
-      },
-    },
+    allowedHosts: ALLOWED_HOSTS_SCHEMA,
+    admin: ADMIN_LISTENER_SCHEMA,
     allowedOrigins: {
       description:
         'Origins (scheme://host[:port]) allowed besides same-host loopback ones; "*" allows any. Default [].',

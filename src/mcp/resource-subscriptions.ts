@@ -10,6 +10,7 @@
 // replica, like the session's GET stream; both bounds below are per replica.
 import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import { NO_RECORD, type Call, type CallRecord, type Handled } from '../protocol/call.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
@@ -155,8 +156,13 @@ export class ResourceSubscriptions {
     if (!route) return err(unknownError({ kind: 'resource', name: asked }));
     const listed = (await catalog.item('resources', route.exposed, call.authContext)) ?? (await catalog.item('resourceTemplates', route.exposed, call.authContext));
     const seen = listed ?? { item: { uri: route.exposed }, origin: { upstream: route.upstream, original: route.uri } };
-    // A resource policy hides is as missing here as in resources/read.
-    if (!enforcer.visible(call.principal, seen.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', seen.item, seen.origin)) {
+    // A resource policy hides is as missing here as in resources/read, and so is every uri of
+    // a template it hides.
+    const template = route.template === undefined ? undefined : await catalog.item('resourceTemplates', route.template, call.authContext);
+    if (
+      !enforcer.visible(call.principal, seen.item.uriTemplate !== undefined ? 'resourceTemplates' : 'resources', seen.item, seen.origin) ||
+      (template !== undefined && !enforcer.visible(call.principal, 'resourceTemplates', template.item, template.origin))
+    ) {
       return err(unknownError({ kind: 'resource', name: asked }));
     }
     const upstream = catalog.upstream(route.upstream)!;

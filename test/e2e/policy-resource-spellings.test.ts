@@ -52,7 +52,6 @@ const SPELLINGS = DOCS.flatMap((d) => spellings(d.path).map((uri) => ({ uri, ...
 const hasWhitespace = (uri: string): boolean => /\s/.test(decodeURIComponent(uri.replace(/^gatehouse:\/\/up\//i, '')));
 
 let bed: PolicyBed;
-
 usePolicyBed(POLICY, (b) => {
   bed = b;
 });
