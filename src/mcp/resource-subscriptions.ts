@@ -8,7 +8,6 @@
 // resources.subscribe. Left to others: the GET stream that carries the notification (the
 // transport's deliver), and 2026-07-28 listen-based subscriptions. State is in memory, per
 // replica, like the session's GET stream; both bounds below are per replica.
-import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import { NO_RECORD, type Call, type CallRecord, type Handled } from '../protocol/call.ts';

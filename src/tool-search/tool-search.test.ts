@@ -1,6 +1,7 @@
 // The tool-search service in-process, over a stand-in catalog view (no upstreams): when
 // tools/list answers with the gateway tools, that lists never wait for the index, and that
 // one index serves every caller of a list version.
+import type { JsonObject } from '../protocol/message.ts';
 import { describe, expect, it } from 'vitest';
 import type { Catalog, MergedView } from '../catalog/catalog.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
@@ -19,7 +20,7 @@ const view = {
 } as unknown as MergedView;
 const catalog = { view: async () => view } as unknown as Catalog;
 
-const call = (params: Record<string, unknown>, clientName?: string): Call => ({
+const call = (params: JsonObject, clientName?: string): Call => ({
   era: 'modern',
   id: 1,
   method: 'tools/call',
