@@ -70,14 +70,24 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
 
   const subscribe = (): Promise<void> => {
     if (subscribed !== undefined) return subscribed;
-    const sub = redis.duplicate();
+    // Re-subscribing after a reconnect is ours, not ioredis's: its own autoResubscribe leaves
+    // the SUBSCRIBE's promise unhandled, and a close during a reconnect would reject it as an
+    // unhandled rejection (which ends a Node process). What was published meanwhile is lost,
+    // so every waiter is checked once the subscription is back.
+    const sub = redis.duplicate({ autoResubscribe: false });
     subscriber = sub;
     sub.on('error', () => undefined);
     sub.on('message', (ch: string, id: string) => {
       if (ch === channel && waiters.has(id)) void check(id);
     });
-    // ioredis re-subscribes by itself after a reconnect; what was published meanwhile is lost.
-    sub.on('ready', checkAll);
+    let readyBefore = false;
+    sub.on('ready', () => {
+      if (!readyBefore) {
+        readyBefore = true;
+        return;
+      }
+      sub.subscribe(channel).then(checkAll, () => undefined);
+    });
     subscribed = sub.subscribe(channel).then(
       () => undefined,
       () => {
