@@ -1,7 +1,7 @@
-// A BM25F index over tool definitions (Robertson and Zaragoza, "The Probabilistic Relevance
-// Framework: BM25 and Beyond", 2009): each tool is a document with four fields — name, title,
-// argument names, description — weighted and length-normalised per field, then saturated with
-// k1. Pure: built once from a merged tools list, then only read.
+// A BM25F index (the fielded form of Okapi BM25) over tool definitions: each tool is a
+// document with four fields — name, title, argument names, description — weighted and
+// length-normalised per field, then saturated with k1. Pure: built once from a merged tools
+// list, then only read.
 //
 // Which documents count is decided per query by a visibility mask: a hidden tool is never
 // scored, and document frequencies (how rare a word is) are counted over the visible tools

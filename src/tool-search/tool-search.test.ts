@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Catalog, MergedView } from '../catalog/catalog.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
 import type { Call, Handled } from '../protocol/call.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { OPEN_ENFORCER } from '../policy/enforcer.ts';
 import { createMemoryLogger } from '../telemetry/logger.ts';
 import { createToolSearch } from './tool-search.ts';
@@ -85,7 +86,7 @@ describe('tool search service', () => {
 
   it('hands gatehouse__call_tool the real tool\'s name and arguments, and records where it came through', async () => {
     const { s } = service();
-    let seen: Record<string, unknown> = {};
+    let seen: JsonObject = {};
     const out = await s.call(call({ name: 'gatehouse__call_tool', arguments: { name: 'up__tool_2', arguments: { x: 1 } }, _meta: { progressToken: 9 } }), async (c) => {
       seen = c.params;
       return { reply: { ok: true, value: { content: [] } }, record: { target: { upstream: 'up', name: 'up__tool_2', upstreamName: 'tool_2' } } };
