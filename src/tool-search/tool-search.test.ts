@@ -1,7 +1,6 @@
 // The tool-search service in-process, over a stand-in catalog view (no upstreams): when
 // tools/list answers with the gateway tools, that lists never wait for the index, and that
 // one index serves every caller of a list version.
-import type { JsonObject } from '../protocol/message.ts';
 import { describe, expect, it } from 'vitest';
 import type { Catalog, MergedView } from '../catalog/catalog.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
