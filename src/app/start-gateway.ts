@@ -115,6 +115,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     },
     logger,
   });
+  for (const u of upstreams) {
+    u.onEvent((ev) => {
+      if (ev.type === 'limit_hit') metrics.recordLimitHit(ev.limit);
+    });
+  }
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);

@@ -110,13 +110,26 @@ export const CONFIG_SCHEMA = {
       },
     },
     limits: {
-      description: 'Request size limits and list pagination.',
+      description: 'What one request or one upstream answer may cost, and list pagination. README, Limits, lists each limit and what happens when it is hit.',
       type: 'object',
       additionalProperties: false,
       properties: {
         maxBodyBytes: positiveInt('Largest request body accepted, in bytes.', 4_194_304),
         maxHeaderBytes: positiveInt('Largest total request header size, in bytes.', 16_384),
         maxHeaderCount: positiveInt('Most request headers accepted.', 100),
+        bodyTimeout: duration('Longest wait for the rest of a request body once its headers have arrived (408 after).', '30s'),
+        maxJsonDepth: {
+          description:
+            'Deepest nesting of objects and arrays accepted in a request, an upstream answer or an upstream list item. At most 256, so that every accepted value can be recorded in the audit trail. Default 64.',
+          default: 64,
+          type: 'integer',
+          minimum: 8,
+          maximum: 256,
+        },
+        maxUpstreamAnswerBytes: positiveInt(
+          'Largest answer accepted from an upstream: one line of a stdio upstream, one JSON body or SSE event of an HTTP one, in bytes.',
+          67_108_864,
+        ),
         pageSize: positiveInt("Items per page of the gateway's merged lists.", 500),
       },
     },
@@ -259,7 +272,15 @@ export interface RawConfig {
   allowedOrigins?: string[];
   allowedHosts?: string[];
   admin?: { host?: string; port?: number };
-  limits?: { maxBodyBytes?: number; maxHeaderBytes?: number; maxHeaderCount?: number; pageSize?: number };
+  limits?: {
+    maxBodyBytes?: number;
+    maxHeaderBytes?: number;
+    maxHeaderCount?: number;
+    bodyTimeout?: RawDuration;
+    maxJsonDepth?: number;
+    maxUpstreamAnswerBytes?: number;
+    pageSize?: number;
+  };
   listDeadline?: RawDuration;
   sessions?: { secret?: string; idleTimeout?: RawDuration };
   identity?: unknown;

@@ -9,7 +9,7 @@ import { durationMs, durationTooLong, type RawDuration } from './duration.ts';
 import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
 import { normalizeAuditConfig } from '../audit/audit-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
-import type { GatewayConfig, UpstreamConfig } from './types.ts';
+import type { GatewayConfig, UpstreamConfig, UpstreamLimits } from './types.ts';
 import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
@@ -36,6 +36,9 @@ const DEFAULTS = {
   maxBodyBytes: 4 * 1024 * 1024,
   maxHeaderBytes: 16_384,
   maxHeaderCount: 100,
+  bodyTimeout: '30s',
+  maxJsonDepth: 64,
+  maxUpstreamAnswerBytes: 64 * 1024 * 1024,
   pageSize: 500,
   listDeadline: '5s',
   idleTimeout: '1h',
@@ -69,9 +72,13 @@ export function normalizeConfig(
       fromCommandLine: true,
     });
   }
+  const upstreamLimits: UpstreamLimits = {
+    maxAnswerBytes: raw.limits?.maxUpstreamAnswerBytes ?? DEFAULTS.maxUpstreamAnswerBytes,
+    maxJsonDepth: raw.limits?.maxJsonDepth ?? DEFAULTS.maxJsonDepth,
+  };
   const upstreams = raw.upstreams.map((u, i) => {
     const credentialIssues: CredentialIssue[] = [];
-    const upstream = normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key]), credentialIssues);
+    const upstream = normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key]), credentialIssues, upstreamLimits);
     for (const c of credentialIssues) issues.push({ path: credentialPointer(i, c), message: c.message });
     return upstream;
   });
@@ -93,6 +100,9 @@ export function normalizeConfig(
       maxBodyBytes: raw.limits?.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
       maxHeaderBytes: raw.limits?.maxHeaderBytes ?? DEFAULTS.maxHeaderBytes,
       maxHeaderCount: raw.limits?.maxHeaderCount ?? DEFAULTS.maxHeaderCount,
+      bodyTimeoutMs: ms(raw.limits?.bodyTimeout, DEFAULTS.bodyTimeout, ['limits', 'bodyTimeout']),
+      maxJsonDepth: upstreamLimits.maxJsonDepth,
+      maxUpstreamAnswerBytes: upstreamLimits.maxAnswerBytes,
       pageSize: raw.limits?.pageSize ?? DEFAULTS.pageSize,
     },
     listDeadlineMs: ms(raw.listDeadline, DEFAULTS.listDeadline, ['listDeadline']),
@@ -151,12 +161,14 @@ function normalizeUpstream(
   baseDir: string,
   ms: (value: RawDuration | undefined, fallback: string, key: string[]) => number,
   credentialIssues: CredentialIssue[],
+  limits: UpstreamLimits,
 ): UpstreamConfig {
   const common = {
     name: u.name,
     prefix: u.prefix ?? u.name,
     timeoutMs: ms(u.timeout, DEFAULTS.timeout, ['timeout']),
     listTtlMs: ms(u.listTtl, DEFAULTS.listTtl, ['listTtl']),
+    limits,
   };
   // The schema guarantees exactly one of url, route and command.
   if (u.url !== undefined) {

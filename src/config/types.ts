@@ -24,6 +24,14 @@ export interface HttpUpstreamConfig {
   timeoutMs: number;
   /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
   listTtlMs: number;
+  limits: UpstreamLimits;
+}
+
+/** What one upstream answer may weigh and nest, from the gateway's `limits`. */
+export interface UpstreamLimits {
+  /** One stdio line, one HTTP JSON body or one SSE event (characters of an event). */
+  maxAnswerBytes: number;
+  maxJsonDepth: number;
 }
 
 export interface HeaderFileConfig {
@@ -76,6 +84,8 @@ export interface StdioUpstreamConfig {
   cwd: string;
   timeoutMs: number;
   listTtlMs: number;
+  limits: UpstreamLimits;
+  /** Backoff between starts; the delay goes back to initialDelayMs once a child has stayed up for maxDelayMs. */
   restart: { initialDelayMs: number; maxDelayMs: number };
 }
 
@@ -97,6 +107,11 @@ export interface GatewayConfig {
     maxBodyBytes: number;
     maxHeaderBytes: number;
     maxHeaderCount: number;
+    /** How long the rest of a request body may take to arrive once its headers have. */
+    bodyTimeoutMs: number;
+    /** Deepest nesting of objects and arrays in a request, an upstream answer or list item. */
+    maxJsonDepth: number;
+    maxUpstreamAnswerBytes: number;
     /** Page size of the gateway's own merged-list pagination. */
     pageSize: number;
   };

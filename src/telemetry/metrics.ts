@@ -23,6 +23,11 @@ export const MCP_METHODS: readonly string[] = [
   'notifications/roots/list_changed',
 ];
 
+/** The configured limits (`limits.*` keys of the gateway config) counted by
+ * `gatehouse_limit_hits_total`; README, Limits, says what each one refuses. */
+export const LIMIT_NAMES = ['maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
 /** Whole request as the client sees it: from sub-millisecond local answers to long tool calls. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** The gateway's own share of a request: expected well under a millisecond. */
@@ -93,6 +98,8 @@ export interface Metrics {
   recordRateLimited(ruleId: string): void;
   /** A request refused before it became a call, by error kind and HTTP status. */
   recordRefusal(reason: string, status: number): void;
+  /** A request, answer or list item refused (or cut) by one of the configured limits. */
+  recordLimitHit(limit: LimitName): void;
   /** The Prometheus text exposition, for `GET /metrics`. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -142,6 +149,14 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const rateLimited = new Counter({ name: 'gatehouse_rate_limited_total', help: 'Requests refused by a rate limit, by rule id.', labelNames: ['rule'] as const, registers });
   // The reason is a GatewayError kind and the status one the error map gives: both bounded sets.
   const refusals = new Counter({ name: 'gatehouse_refusals_total', help: 'Requests refused before they became calls (Origin, limits, identity, parse, session, version, method), by reason and HTTP status.', labelNames: ['reason', 'status'] as const, registers });
+  const limitHits = new Counter({
+    name: 'gatehouse_limit_hits_total',
+    help: 'Requests, upstream answers and list items refused or cut by a configured limit, by limit (its key under `limits`).',
+    labelNames: ['limit'] as const,
+    registers,
+  });
+  // Every limit reads 0 from the start, so a rate() over it needs no first hit.
+  for (const limit of LIMIT_NAMES) limitHits.inc({ limit }, 0);
 
   const report = failureReporter(opts.logger);
   const { upstreamStatus, pendingApprovals, auditStats } = opts;
@@ -211,6 +226,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     recordRefusal(reason, status) {
       refusals.inc({ reason, status: String(status) });
+    },
+    recordLimitHit(limit) {
+      limitHits.inc({ limit });
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

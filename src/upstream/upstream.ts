@@ -6,6 +6,7 @@ import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
+import type { LimitName } from '../telemetry/metrics.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -46,7 +47,9 @@ export interface UpstreamIdentity {
 export type UpstreamEvent =
   | { type: 'list_changed'; list: 'tools' | 'prompts' | 'resources' }
   | { type: 'resource_updated'; uri: string }
-  | { type: 'state'; state: UpstreamState; error?: string };
+  | { type: 'state'; state: UpstreamState; error?: string }
+  /** An answer or a notification was refused by one of the configured limits (for metrics). */
+  | { type: 'limit_hit'; limit: LimitName };
 
 export interface Upstream {
   readonly name: string;

@@ -53,6 +53,7 @@ function errorOf(run: () => unknown): ConfigError {
 const issuesOf = (run: () => unknown): ConfigIssue[] => [...errorOf(run).issues];
 const formatOf = (run: () => unknown): string => errorOf(run).format();
 
+const UPSTREAM_DEFAULT_LIMITS = { maxAnswerBytes: 67_108_864, maxJsonDepth: 64 };
 const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, FILE, env);
 
 const FULL = `# yaml-language-server: $schema=./schema/gatehouse.schema.json
@@ -60,7 +61,7 @@ listen: { host: 127.0.0.2, port: 9090, path: /gateway }
 separator: "--"
 maxNameLength: 128
 allowedOrigins: ["https://app.example.com", "*"]
-limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 }
+limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeout: 5s, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1048576, pageSize: 50 }
 listDeadline: 2s
 sessions: { secret: "\${GATEHOUSE_SESSION_SECRET}", idleTimeout: 5m }
 metrics: { processMetrics: true }
@@ -89,7 +90,7 @@ describe('parseConfig: valid configs', () => {
       maxNameLength: 128,
       allowedOrigins: ['https://app.example.com', '*'],
       allowedHosts: [],
-      limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, pageSize: 50 },
+      limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeoutMs: 5000, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1_048_576, pageSize: 50 },
       listDeadlineMs: 2000,
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
       identity: undefined,
@@ -112,6 +113,7 @@ describe('parseConfig: valid configs', () => {
           auth: undefined,
           timeoutMs: 10_000,
           listTtlMs: 1500,
+          limits: { maxAnswerBytes: 1_048_576, maxJsonDepth: 32 },
         },
         {
           kind: 'stdio',
@@ -123,6 +125,7 @@ describe('parseConfig: valid configs', () => {
           cwd: '/etc/gatehouse/somewhere',
           timeoutMs: 30_000,
           listTtlMs: 60_000,
+          limits: { maxAnswerBytes: 1_048_576, maxJsonDepth: 32 },
           restart: { initialDelayMs: 250, maxDelayMs: 3_600_000 },
         },
       ],
@@ -138,7 +141,7 @@ describe('parseConfig: valid configs', () => {
       maxNameLength: 64,
       allowedOrigins: [],
       allowedHosts: [],
-      limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, pageSize: 500 },
+      limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, bodyTimeoutMs: 30_000, maxJsonDepth: 64, maxUpstreamAnswerBytes: 67_108_864, pageSize: 500 },
       listDeadlineMs: 5000,
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
       identity: undefined,
@@ -151,10 +154,10 @@ describe('parseConfig: valid configs', () => {
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
       upstreams: [
-        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000 },
+        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS },
         {
           kind: 'stdio', name: 'b', prefix: 'b', command: 'srv', args: [], env: {}, cwd: '/etc/gatehouse',
-          timeoutMs: 30_000, listTtlMs: 60_000, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
+          timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
         },
       ],
     });

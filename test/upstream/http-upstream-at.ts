@@ -4,13 +4,14 @@
 import { afterEach } from 'vitest';
 import type { HttpUpstreamConfig } from '../../src/config/types.ts';
 import { createLogger } from '../../src/telemetry/logger.ts';
+import { MAX_EVENT_LENGTH } from '../../src/upstream/http/sse-reader.ts';
 import { HttpUpstream } from '../../src/upstream/http/http-upstream.ts';
 import { closeStartedServers } from './scripted-server.ts';
 
 const made: HttpUpstream[] = [];
 
-export function httpUpstreamAt(url: string, name: string, timeoutMs: number): HttpUpstream {
-  const config: HttpUpstreamConfig = { kind: 'http', name, prefix: name, url, headers: {}, headerFiles: [], auth: undefined, timeoutMs, listTtlMs: 0 };
+export function httpUpstreamAt(url: string, name: string, timeoutMs: number, maxAnswerBytes = MAX_EVENT_LENGTH): HttpUpstream {
+  const config: HttpUpstreamConfig = { kind: 'http', name, prefix: name, url, headers: {}, headerFiles: [], auth: undefined, timeoutMs, listTtlMs: 0, limits: { maxAnswerBytes, maxJsonDepth: 64 } };
   const upstream = new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
   made.push(upstream);
   return upstream;

@@ -1,7 +1,7 @@
 // Large upstream answers against a real Node server on 127.0.0.1: an SSE event of tens of MB
 // arriving in many chunks is read in linear time (the parser never rescans what it has
-// seen), and an answer over the 64 MiB limit fails its call cleanly, naming the upstream,
-// without taking the upstream down.
+// seen), and an answer over limits.maxUpstreamAnswerBytes (64 MiB by default) fails its
+// call cleanly, naming the upstream, without taking the upstream down.
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { mapError } from '../../src/protocol/errors.ts';
@@ -18,7 +18,7 @@ let upstream: HttpUpstream | undefined;
 
 closeAfterEachTest();
 
-const connect = (url: string): HttpUpstream => httpUpstreamAt(url, 'files', 10_000);
+const connect = (url: string, maxAnswerBytes?: number): HttpUpstream => httpUpstreamAt(url, 'files', 10_000, maxAnswerBytes);
 
 function read(uri: string): UpstreamRequest {
   return { method: 'resources/read', params: { uri }, clientCapabilities: {} };
@@ -76,12 +76,27 @@ describe('an answer over the limit', () => {
     upstream = connect(server.url);
     await upstream.start();
     const res = await upstream.request(read(uri));
-    expect(res).toEqual({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'files', reason: 'the answer exceeds the 64 MiB limit' } });
-    if (!res.ok) expect(mapError(res.error).error.message).toBe('Upstream "files" is unavailable: the answer exceeds the 64 MiB limit');
+    expect(res).toEqual({ ok: false, error: { kind: 'upstream_unavailable', upstream: 'files', reason: 'the answer exceeds the 67108864-byte limit (limits.maxUpstreamAnswerBytes)' } });
+    if (!res.ok) expect(mapError(res.error).error.message).toBe('Upstream "files" is unavailable: the answer exceeds the 67108864-byte limit (limits.maxUpstreamAnswerBytes)');
     expect(upstream.status().state).toBe('up');
     expect(await upstream.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: 'after' } }, clientCapabilities: {} })).toEqual({
       ok: true,
       value: { content: [{ type: 'text', text: 'Echo: after' }] },
+    });
+  });
+});
+
+describe('limits.maxUpstreamAnswerBytes', () => {
+  it.each([
+    ['one SSE event', 'file:///huge'],
+    ['a JSON body', 'json'],
+  ])('bounds %s at the configured size, not only at the default', async (_what, uri) => {
+    server = await serveText(2 * 1024 * 1024);
+    upstream = connect(server.url, 1024 * 1024);
+    await upstream.start();
+    expect(await upstream.request(read(uri))).toEqual({
+      ok: false,
+      error: { kind: 'upstream_unavailable', upstream: 'files', reason: 'the answer exceeds the 1048576-byte limit (limits.maxUpstreamAnswerBytes)' },
     });
   });
 });

@@ -19,6 +19,6 @@ describe('failure text', () => {
     });
     expect(reasonOf({ kind: 'network_error', error: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), responded: false })).toBe('connection lost');
     expect(reasonOf({ kind: 'timeout' })).toBe('timed out');
-    expect(reasonOf({ kind: 'too_large', limit: 64 * 1024 * 1024 })).toBe('the answer exceeds the 64 MiB limit');
+    expect(reasonOf({ kind: 'too_large', limit: 64 * 1024 * 1024 })).toBe('the answer exceeds the 67108864-byte limit (limits.maxUpstreamAnswerBytes)');
   });
 });

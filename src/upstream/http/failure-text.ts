@@ -79,6 +79,6 @@ export function reasonOf(o: Unanswered): string {
     case 'aborted':
       return 'the request was cancelled';
     case 'too_large':
-      return `the answer exceeds the ${o.limit / 1024 / 1024} MiB limit`;
+      return `the answer exceeds the ${o.limit}-byte limit (limits.maxUpstreamAnswerBytes)`;
   }
 }

@@ -2,8 +2,8 @@
 // either one JSON body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)). Notifications on the stream are
 // handed over as they arrive; requests the upstream starts on the stream (legacy era only)
 // are answered through `onServerRequest`. Nothing is buffered beyond one SSE event or one
-// JSON body, and neither beyond MAX_EVENT_LENGTH (sse-reader.ts): a larger answer ends the
-// exchange as `too_large`.
+// JSON body, and neither beyond `maxAnswerBytes` (limits.maxUpstreamAnswerBytes; characters
+// of an SSE event): a larger answer ends the exchange as `too_large`.
 //
 // Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
@@ -31,6 +31,8 @@ export interface ExchangeInput {
   signal?: AbortSignal;
   /** Hard limit until the response; unset: none. */
   timeoutMs?: number;
+  /** Largest JSON body (bytes) or SSE event (characters); unset: MAX_EVENT_LENGTH. */
+  maxAnswerBytes?: number;
   onNotification?: (n: JsonRpcNotification) => void;
   onServerRequest?: (r: JsonRpcRequest) => void;
   /** A 2025-11-25 exchange: a stream closed early may be resumed with GET + Last-Event-ID. */
@@ -51,8 +53,6 @@ export type ExchangeOutcome =
   | { kind: 'too_large'; limit: number };
 
 const MAX_ERROR_BODY = 64 * 1024;
-/** The same bound for a JSON body as for one event of a stream. */
-const MAX_BODY = MAX_EVENT_LENGTH;
 const DRAIN_TIMEOUT_MS = 5000;
 const EVENT_STREAM = /^text\/event-stream/i;
 /** Resumptions of one exchange at most: a server that keeps closing streams gets no more. */
@@ -94,6 +94,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** What the upstream's events said so far, kept across resumed streams. */
   private lastEventId: string | undefined;
   private retryMs: number | undefined;
+  /** The same bound for a JSON body as for one event of a stream. */
+  private readonly maxAnswer: number;
   private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, this.input.signal?.reason);
 
   constructor(
@@ -101,6 +103,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     private readonly resolve: (o: ExchangeOutcome) => void,
   ) {
     this.id = input.body.id as RequestId | undefined;
+    this.maxAnswer = input.maxAnswerBytes ?? MAX_EVENT_LENGTH;
     const { signal, timeoutMs } = input;
     signal?.addEventListener('abort', this.onAbort, { once: true });
     if (timeoutMs !== undefined) {
@@ -123,21 +126,21 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     else if (EVENT_STREAM.test(headerString(headers['content-type']))) {
       this.reading = 'sse';
       this.decoder = new TextDecoder();
-      this.sse = new SseParser((data) => this.onEvent(data));
+      this.sse = new SseParser((data) => this.onEvent(data), this.maxAnswer);
     } else this.reading = 'json';
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     switch (this.reading) {
       case 'sse':
-        if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(MAX_EVENT_LENGTH);
+        if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(this.maxAnswer);
         return;
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
         this.chunks.push(chunk);
         this.size += chunk.length;
-        if (this.size > MAX_BODY) this.tooLarge(MAX_BODY);
+        if (this.size > this.maxAnswer) this.tooLarge(this.maxAnswer);
         return;
       default:
         return;

@@ -164,6 +164,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
       credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n),
+      maxEventLength: this.config.limits.maxAnswerBytes,
       logger: this.logger,
     });
     this.stream.open();
@@ -270,6 +271,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
       case 'too_large':
         this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
+        this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
       case 'network_error': {
         if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });

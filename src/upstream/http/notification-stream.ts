@@ -20,6 +20,8 @@ export interface NotificationStreamOptions {
   /** The upstream's own credentials, asked for on every (re)connect; a 401 drops them. */
   credentials: UpstreamCredentials | undefined;
   onNotification: (n: JsonRpcNotification) => void;
+  /** Largest event, in characters (limits.maxUpstreamAnswerBytes). */
+  maxEventLength: number;
   logger: Logger;
 }
 
@@ -99,7 +101,7 @@ export class NotificationStream {
       return res.statusCode;
     }
     this.backoff = 500;
-    for await (const data of readSseData(res.body)) {
+    for await (const data of readSseData(res.body, this.opts.maxEventLength)) {
       // Empty data is a priming event (SDK 1.x), not a broken message.
       if (data === '') continue;
       const m = parseWireMessage(data);

@@ -24,10 +24,10 @@ const RETRY_R = 114;
 const STREAM = { stream: true } as const;
 
 /**
- * Largest event, in characters (UTF-16 code units; bytes for the ASCII of most JSON). No
- * limit in the config applies to upstream answers (limits.maxBodyBytes bounds client
- * requests), and a resource or tool result of tens of MB is legitimate: 64 Mi bounds the
- * memory one event can hold without refusing those.
+ * Largest event, in characters (UTF-16 code units; bytes for the ASCII of most JSON), when
+ * the caller names none; the gateway passes limits.maxUpstreamAnswerBytes, whose default this
+ * is. A resource or tool result of tens of MB is legitimate: 64 Mi bounds the memory one
+ * event can hold without refusing those.
  */
 export const MAX_EVENT_LENGTH = 64 * 1024 * 1024;
 

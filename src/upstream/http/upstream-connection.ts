@@ -29,6 +29,7 @@ export class UpstreamConnection {
   readonly path: string;
   private lastId = 0;
   private readonly send: Exchange;
+  private readonly maxAnswerBytes: number;
 
   constructor(
     config: HttpUpstreamConfig,
@@ -38,6 +39,7 @@ export class UpstreamConnection {
     const url = new URL(config.url);
     this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
     this.path = url.pathname + url.search;
+    this.maxAnswerBytes = config.limits.maxAnswerBytes;
     this.send = composeExchange(
       [timeoutInterceptor(config.timeoutMs), resendInterceptor({ logger, nextId: () => this.nextId(), closed: () => this.pool.destroyed }), credentialsInterceptor(credentials)],
       exchange,
@@ -48,9 +50,10 @@ export class UpstreamConnection {
     return ++this.lastId;
   }
 
-  /** One exchange through the connection's interceptors. */
+  /** One exchange through the connection's interceptors, its answer bounded by
+   * limits.maxUpstreamAnswerBytes. */
   post(input: PostInput): Promise<Sent> {
-    return this.send({ pool: this.pool, path: this.path, ...input });
+    return this.send({ pool: this.pool, path: this.path, maxAnswerBytes: this.maxAnswerBytes, ...input });
   }
 
   /** Best effort, bounded: nothing waits for the answer. */

@@ -3,7 +3,6 @@
 // exponential backoff when it dies and reaped when the gateway stops. Era: the shared probe
 // (era-probe.ts); a discover that times out counts as no answer, so `initialize` follows.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { StdioUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../protocol/message.ts';
@@ -15,6 +14,7 @@ import { probeEra } from '../era-probe.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import type { UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
+import { LineSplitter, type OverlongLine } from './line-splitter.ts';
 
 interface Pending {
   resolve: (m: JsonRpcResponse | Error) => void;
@@ -26,6 +26,12 @@ interface Pending {
  * own secrets stay out of children unless a config names them. */
 const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'NODE_PATH', 'SYSTEMROOT'];
 const PROBE_TIMEOUT_MS = 5000;
+/** A stderr line is for the log: longer ones are cut to their first bytes there. */
+const STDERR_LINE_BYTES = 2000;
+/** Where an overlong answer says whose it is: at its start (`{"jsonrpc":"2.0","id":7,…`, as
+ * most SDKs write it) or at its end (`…,"jsonrpc":"2.0","id":7}`, as SDK 1.x writes it). */
+const ID_AT_START = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+)\s*[,}]/;
+const ID_AT_END = /[{,]\s*"id"\s*:\s*(\d+)\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/;
 
 export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   private child: ChildProcess | undefined;
@@ -71,8 +77,15 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     child.on('error', (e) => this.onExit(child, `failed to start "${this.config.command}": ${e.message}`));
     child.on('exit', (code, signal) => this.onExit(child, `process exited (${signal ?? `code ${code}`})`));
     child.stdin?.on('error', () => undefined);
-    createInterface({ input: child.stderr! }).on('line', (line) => this.logger.info('upstream stderr', { line: line.slice(0, 2000) }));
-    createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(line));
+    // Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes, a log line by
+    // STDERR_LINE_BYTES (line-splitter.ts).
+    const stderr = new LineSplitter(STDERR_LINE_BYTES, {
+      line: (line) => this.logger.info('upstream stderr', { line }),
+      overlong: (o) => this.logger.info('upstream stderr', { line: o.head, truncated: true, bytes: o.bytes }),
+    });
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk)).on('end', () => stderr.end());
+    const stdout = new LineSplitter(this.config.limits.maxAnswerBytes, { line: (line) => this.onLine(line), overlong: (o) => this.onOverlong(o) });
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk)).on('end', () => stdout.end());
 
     // The shared era probe (era-probe.ts); discover waits PROBE_TIMEOUT_MS at most, as a
     // legacy process may ignore an unknown method instead of answering it.
@@ -170,6 +183,20 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     p.resolve(m);
   }
 
+  /** A line over limits.maxUpstreamAnswerBytes: it was not kept, so the call it answers fails
+   * now rather than at its timeout. Which call, its id says when it can be read at either
+   * end; when it cannot, every call waiting on this process could be the one, and all fail. */
+  private onOverlong(o: OverlongLine): void {
+    const limit = this.config.limits.maxAnswerBytes;
+    this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
+    const named = ID_AT_START.exec(o.head)?.[1] ?? ID_AT_END.exec(o.tail)?.[1];
+    const id = named === undefined ? undefined : Number(named);
+    const waiting = id !== undefined && this.pending.has(id) ? [id] : [...this.pending.keys()];
+    this.logger.warn('upstream answer too large, dropped', { limit, bytes: o.bytes, start: o.head.slice(0, 200), failedCalls: waiting.length });
+    const error = new AnswerTooLarge(limit);
+    for (const pendingId of waiting) this.pending.get(pendingId)?.resolve(error);
+  }
+
   private onNotification(n: JsonRpcNotification): void {
     if (this.handleNotification(n)) return;
     const token = n.params?.progressToken;
@@ -226,6 +253,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     const m = await this.call(req.method, params, this.config.timeoutMs, req.onNotification, progressToken, req.signal);
     if (m instanceof TimeoutError) return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
+    if (m instanceof AnswerTooLarge) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m.message });
     if (m instanceof Error) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m instanceof ProcessGone ? 'the process ended' : m.message });
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
@@ -255,6 +283,12 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
 class TimeoutError extends Error {
   constructor(ms: number) {
     super(`no answer within ${ms} ms`);
+  }
+}
+
+class AnswerTooLarge extends Error {
+  constructor(limit: number) {
+    super(`the answer exceeds the ${limit}-byte limit (limits.maxUpstreamAnswerBytes)`);
   }
 }
 
