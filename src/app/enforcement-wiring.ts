@@ -62,7 +62,10 @@ export function createEnforcement(
       ));
     }
     // Each listener's lists are compared on their own time; this line says the last is done.
-    void Promise.all(told).then((t) => logger.info('policy reload: listeners told of changed lists', { listeners: t.length, told: t.filter(Boolean).length }));
+    void Promise.all(told).then(
+      (t) => logger.info('policy reload: listeners told of changed lists', { listeners: t.length, told: t.filter(Boolean).length }),
+      (e: unknown) => logger.error('policy reload: telling listeners failed', { error: (e as Error).message }),
+    );
   });
   // A quarantined (or released) pinned tool leaves (or rejoins) the lists of everyone who may
   // see it, and its upstream said nothing: we are the only ones who can tell them.

@@ -194,7 +194,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       await Promise.all(upstreams.map((u) => u.close()));
     })());
   // Upstreams start in the background: the gateway serves while they come up.
-  for (const u of upstreams) void u.start();
+  // start() never rejects by contract (failures show in status()); a rejection is a bug, logged.
+  for (const u of upstreams) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });

@@ -164,12 +164,18 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       // Ends the wait from this side; if a decision won the race, that decision stands.
       const finish = (decision: ApprovalDecision, reason: string): void => {
         const mine = closed(request.channel, decision, reason);
-        void settleInStore(request, mine).then((r) => {
-          if (r.ok) return settle(r.value);
-          if (r.error.kind === 'already_decided') return settle(r.error.outcome);
-          // Store gone or record lost: `mine` is never an approval, so this fails closed.
-          settle(mine);
-        });
+        void settleInStore(request, mine).then(
+          (r) => {
+            if (r.ok) return settle(r.value);
+            if (r.error.kind === 'already_decided') return settle(r.error.outcome);
+            // Store gone or record lost: `mine` is never an approval, so this fails closed.
+            settle(mine);
+          },
+          (e: unknown) => {
+            log.error('approval could not be closed', { approvalId: request.id, error: e as Error });
+            settle(mine);
+          },
+        );
       };
       const onAbort = (): void => finish('cancelled', 'the caller went away before a decision');
       const timer = setTimeout(() => finish('expired', `no decision within ${request.expiresAt - request.createdAt} ms`), Math.max(0, request.expiresAt - now()));
@@ -190,11 +196,14 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
           if (done || r.kind === 'accepted') return;
           if (r.kind === 'failed') return finish('denied', `${request.channel} delivery failed: ${r.reason}`);
           const outcome: ApprovalOutcome = { decision: r.decision, by: r.by ?? request.channel, channel: request.channel, at: now(), ...(r.reason === undefined ? {} : { reason: r.reason }) };
-          void settleInStore(request, outcome).then((s) => {
-            if (s.ok) settle(s.value);
-            else if (s.error.kind === 'already_decided') settle(s.error.outcome);
-            else finish('denied', `the ${request.channel}'s decision could not be recorded (${s.error.kind})`);
-          });
+          void settleInStore(request, outcome).then(
+            (s) => {
+              if (s.ok) settle(s.value);
+              else if (s.error.kind === 'already_decided') settle(s.error.outcome);
+              else finish('denied', `the ${request.channel}'s decision could not be recorded (${s.error.kind})`);
+            },
+            (e: unknown) => finish('denied', `the ${request.channel}'s decision could not be recorded (${(e as Error).message})`),
+          );
         },
         (e: unknown) => {
           log.error('approval channel failed', { approvalId: request.id, channel: request.channel, error: e as Error });

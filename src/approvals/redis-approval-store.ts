@@ -66,7 +66,9 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
     const stored = await get(id).catch(() => undefined);
     if (stored?.outcome !== undefined) waiters.settle(id, stored.outcome);
   };
-  const checkAll = (): void => void Promise.all(waiters.ids().map(check));
+  // Polling goes on whatever one check met: a failed check is the next poll's to repeat.
+  const retryLater = (): void => undefined;
+  const checkAll = (): void => void Promise.all(waiters.ids().map(check)).catch(retryLater);
 
   const subscribe = (): Promise<void> => {
     if (subscribed !== undefined) return subscribed;
@@ -78,7 +80,7 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
     subscriber = sub;
     sub.on('error', () => undefined);
     sub.on('message', (ch: string, id: string) => {
-      if (ch === channel && waiters.has(id)) void check(id);
+      if (ch === channel && waiters.has(id)) void check(id).catch(retryLater);
     });
     let readyBefore = false;
     sub.on('ready', () => {
@@ -153,7 +155,7 @@ export function createRedisApprovalStore(redis: Redis, opts: RedisApprovalStoreO
       poller ??= setInterval(checkAll, pollIntervalMs);
       poller.unref();
       // Subscribed first, then read: a decision made in between is seen by one or the other.
-      void subscribe().then(() => check(id));
+      void subscribe().then(() => check(id)).catch(retryLater);
       return decided;
     },
     async close() {

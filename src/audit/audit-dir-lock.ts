@@ -123,7 +123,7 @@ function held(file: string, holder: LockHolder, logger: Logger, now: () => numbe
       }
       const t = new Date(now());
       await utimes(file, t, t).catch(() => undefined);
-    })();
+    })().catch((e: unknown) => logger.warn('audit: renewing the lock of the audit directory failed', { file, error: (e as Error).message }));
   }, LEASE_RENEW_MS);
   renew.unref();
   let released: Promise<void> | undefined;

@@ -180,13 +180,24 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     const delay = Math.max(0, oldest + this.#config.batchWindowMs - this.#now());
     this.#batchTimer = setTimeout(() => {
       this.#batchTimer = undefined;
-      void this.#flush();
+      void this.#flush().catch(this.#flushFailed);
     }, delay);
   }
 
   #flushSoon = (): void => {
     this.#flushQueued = false;
-    void this.#flush();
+    void this.#flush().catch(this.#flushFailed);
+  };
+
+  /** #flushNow reports write errors as results; what it throws is a bug, and the records it
+   * held fail as a failed write fails them, rather than wait for ever. */
+  #flushFailed = (e: unknown): void => {
+    const error = e instanceof Error ? e : new Error(String(e));
+    this.#logger.error('audit: writing a batch failed', { error });
+    this.#enterFailure('write_failed', error);
+    const held = this.#inFlight;
+    this.#inFlight = [];
+    this.#failAll([...held, ...this.#queue.splice(0)]);
   };
 
   #flush(): Promise<void> {
@@ -248,7 +259,12 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
 
   #scheduleProbe(): void {
     if (this.#closed !== undefined) return;
-    this.#probeTimer = setTimeout(() => void this.#probe(), this.#config.retryIntervalMs);
+    this.#probeTimer = setTimeout(() => {
+      void this.#probe().catch((e: unknown) => {
+        this.#logger.error('audit: probing the disk failed', { error: e as Error });
+        this.#scheduleProbe();
+      });
+    }, this.#config.retryIntervalMs);
     // A failing audit disk must not keep a process alive that is otherwise done.
     this.#probeTimer.unref();
   }

@@ -34,12 +34,14 @@ export class TimedAppender {
         late = true;
         resolve({ committed: 0, error: new Error(`write and fsync took over ${this.#timeoutMs}ms`), timedOut: true });
       }, this.#timeoutMs);
-      void write.then((result) => {
+      const settled = (result: AppendResult): void => {
         if (this.#outstanding === write) this.#outstanding = undefined;
         if (late) return this.#onLate(result);
         clearTimeout(timer);
         resolve(result);
-      });
+      };
+      // The writer reports its failures as results; a rejection (a bug) is a write that failed.
+      void write.then(settled, (e: unknown) => settled({ committed: 0, error: e instanceof Error ? e : new Error(String(e)) }));
     });
   }
 

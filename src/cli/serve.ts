@@ -76,6 +76,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // stop that hangs (a stalled disk, a child that ignores SIGTERM) is ended by the timer.
   await new Promise<void>((resolve) => {
     let stopping = false;
+    // A stop that fails still ends the process: the exit handler kills the children.
+    const failed = (e: unknown): void => {
+      logger.error('shutdown failed', { error: (e as Error).message });
+      resolve();
+    };
     const stop = (signal: string): void => {
       const force = setTimeout(() => {
         running.killChildren();
@@ -84,12 +89,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
       force.unref();
       if (stopping) {
         logger.info('stopping at once', { signal });
-        void running.close().then(resolve);
+        void running.close().then(resolve, failed);
         return;
       }
       stopping = true;
       logger.info('shutting down', { signal });
-      void running.drain().then(resolve);
+      void running.drain().then(resolve, failed);
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));

@@ -37,6 +37,11 @@ export const UPSTREAM_KIND_MESSAGE =
 
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
 
+/** What a process can be given: the OS takes command, arguments and environment as C strings. */
+const NO_NUL = {
+  allOf: [{ pattern: '^[^\\u0000]*$', errorMessage: 'expected text without NUL characters (a process cannot be given them)' }],
+};
+
 function duration(description: string, fallback: string): Record<string, unknown> {
   return { description: `${description} Default ${fallback}.`, default: fallback, $ref: '#/$defs/duration' };
 }
@@ -218,11 +223,11 @@ export const CONFIG_SCHEMA = {
         auth: UPSTREAM_AUTH_SCHEMA,
         timeout: duration('Longest wait for one upstream request.', '30s'),
         listTtl: duration('Cache lifetime of lists from upstreams that send no ttlMs.', '60s'),
-        command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1 },
+        command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1, ...NO_NUL },
         args: {
           description: 'Arguments of `command`. Default []. stdio only.',
           type: 'array',
-          items: { description: 'One argument.', type: 'string' },
+          items: { description: 'One argument.', type: 'string', ...NO_NUL },
         },
         env: {
           description: 'Environment variables for `command`. Default {}. stdio only.',
@@ -231,7 +236,7 @@ export const CONFIG_SCHEMA = {
             pattern: '^[^=\\u0000]+$',
             errorMessage: 'expected an environment variable name (no "=")',
           },
-          additionalProperties: { description: 'Variable value.', type: 'string' },
+          additionalProperties: { description: 'Variable value.', type: 'string', ...NO_NUL },
         },
         cwd: {
           description: "Working directory of `command`, relative to the config file's directory. Default: that directory. stdio only.",

@@ -137,7 +137,7 @@ export function buildListener(deps: AppDeps): RequestListener {
       if (drain.draining) res.setHeader('connection', 'close');
     }
     if (pathOf(req.url ?? '/') !== path) {
-      void rest(req, res);
+      void rest(req, res).catch((e: unknown) => failed(res, e));
       return;
     }
     deps.mcp(nodeRequest(req, res)).then(

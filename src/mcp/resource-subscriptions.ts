@@ -117,7 +117,8 @@ export class ResourceSubscriptions {
       if (entry.size > 0) continue;
       const [name, uri] = key.split('\u0000') as [string, string];
       const upstream = this.deps.upstreams.find((u) => u.name === name);
-      if (upstream) void this.release(upstream, uri);
+      // Nobody is left to tell of a failed unsubscribe; the upstream answers errors as values.
+      if (upstream) void this.release(upstream, uri).catch(() => undefined);
     }
     this.perSession.delete(sessionId);
   }

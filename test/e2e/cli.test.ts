@@ -23,7 +23,8 @@ interface Run {
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Strict: an unhandled rejection anywhere in the gateway process ends it, and the test sees it.
+  const child = spawn(process.execPath, ['--unhandled-rejections=strict', BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let out = '';
   let errText = '';

@@ -205,22 +205,17 @@ describe('stdio supervision', () => {
     expect(res.content).toEqual([{ type: 'text', text: 'Echo: reborn' }]);
   });
 
-  it('does not start a second child when a call arrives during the restart backoff', async () => {
-    // The backoff's timer is set on a fake clock, moved past it once the call is answered; a
-    // launch from it would spawn at once.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const pid = stdio('ev').pid()!;
-      process.kill(pid, 'SIGKILL');
-      await expect.poll(() => upstream('ev').status().state, { message: 'ev down', timeout: 3000 }).toBe('down');
-      // A call during the backoff starts the child at once; the timer must not start another.
-      const res = await modernClient.callTool({ name: 'ev__echo', arguments: { message: 'eager' } });
-      expect(res.content).toEqual([{ type: 'text', text: 'Echo: eager' }]);
-      vi.advanceTimersByTime(EV_RESTART_MS + 500);
-      expect(childrenRunning(`node ${EVERYTHING_SERVER}`)).toEqual([stdio('ev').pid()]);
-    } finally {
-      vi.useRealTimers();
-    }
+  it('holds the restart backoff against calls: one during it fails at once and starts no child', async () => {
+    const pid = stdio('ev').pid()!;
+    process.kill(pid, 'SIGKILL');
+    await expect.poll(() => upstream('ev').status().state, { message: 'ev down', timeout: 3000 }).toBe('down');
+    // The call is answered before the backoff (600 ms at least) is over, and starts nothing.
+    await expect(modernClient.callTool({ name: 'ev__echo', arguments: { message: 'eager' } })).rejects.toThrow('Upstream "ev" is unavailable: not running');
+    expect(childrenRunning(`node ${EVERYTHING_SERVER}`)).toEqual([]);
+    await expect.poll(() => upstream('ev').status().state, { message: 'ev up again', timeout: 8000 }).toBe('up');
+    expect(childrenRunning(`node ${EVERYTHING_SERVER}`)).toEqual([stdio('ev').pid()]);
+    const res = await modernClient.callTool({ name: 'ev__echo', arguments: { message: 'later' } });
+    expect(res.content).toEqual([{ type: 'text', text: 'Echo: later' }]);
   });
 
   it('closes promptly with calls in flight and leaves no child running', async () => {

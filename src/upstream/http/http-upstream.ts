@@ -193,9 +193,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.reprobeTimer = setTimeout(() => {
       this.reprobeTimer = undefined;
       if (this.closed || this.era) return;
-      void this.ready().then((r) => {
-        if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
-      });
+      void this.ready().then(
+        (r) => {
+          if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
+        },
+        (e: unknown) => this.logger.error('upstream probe failed', { error: (e as Error).message }),
+      );
     }, delay);
     this.reprobeTimer.unref();
   }
@@ -217,7 +220,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       })
       .finally(() => {
         this.checking = false;
-      });
+      })
+      .catch((e: unknown) => this.logger.error('upstream check failed', { error: (e as Error).message }));
   }
 
   private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
@@ -239,13 +243,13 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       onNotification: (n) => {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
-      onServerRequest: (r) => void this.answerServerRequest(era, r),
+      onServerRequest: (r) => void this.answerServerRequest(era, r).catch(this.bestEffort),
       resumable: era === 'legacy',
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
     if ((outcome.kind === 'timeout' || outcome.kind === 'aborted') && era === 'legacy') {
-      void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected');
+      void this.cancelLegacy(body.id as number, outcome.kind === 'timeout' ? 'timeout' : 'client disconnected').catch(this.bestEffort);
     }
     return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
   }
@@ -282,6 +286,10 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       }
     }
   }
+
+  /** Lines sent for the upstream's sake (answers to its requests, cancellations): nobody waits
+   * on them, and one that fails is only worth a log line. */
+  private readonly bestEffort = (e: unknown): void => this.logger.warn('upstream message not sent', { error: (e as Error).message });
 
   /** Legacy upstreams may start requests on a POST stream; the gateway declared no client
    * capabilities, so only `ping` gets an answer and anything else a method-not-found. */

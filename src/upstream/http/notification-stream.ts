@@ -44,7 +44,7 @@ export class NotificationStream {
     // Resource subscriptions' updates come on this stream too (2025-11-25).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
     if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
-    void this.loop();
+    void this.loop().catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
   }
 
   close(): void {

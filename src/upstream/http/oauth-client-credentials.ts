@@ -68,7 +68,8 @@ export class ClientCredentialsToken {
     if (t !== undefined && now < t.refreshAt) return Promise.resolve(ok(t.authorization));
     const backingOff = this.failure !== undefined && now < this.failure.retryAt;
     if (t !== undefined && now < t.expiresAt) {
-      if (!backingOff) void this.refresh();
+      // refresh() reports failures as results; a rejection is a bug, logged.
+      if (!backingOff) void this.refresh().catch((e: unknown) => this.opts.logger.error('token refresh failed', { error: (e as Error).message }));
       return Promise.resolve(ok(t.authorization));
     }
     if (this.inflight) return this.inflight;

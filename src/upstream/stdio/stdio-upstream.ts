@@ -1,8 +1,12 @@
 // A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC
 // (stdio transport). Its stderr goes to the gateway's logs; it is restarted with
-// exponential backoff when it dies and reaped when the gateway stops. Era: the shared probe
+// exponential backoff when it dies (restart-backoff.ts) and reaped when the gateway stops.
+// A start that fails, however it fails (spawn-child.ts), is a failed start like an exit: it
+// shows in status() (/readyz) and is retried after the backoff. Requests never start a child
+// themselves: during the backoff they fail at once, so a child that crashes at start is
+// spawned at the backoff's pace, not at the pace of requests. Era: the shared probe
 // (era-probe.ts); a discover that times out counts as no answer, so `initialize` follows.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { StdioUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../protocol/message.ts';
@@ -14,7 +18,11 @@ import { probeEra } from '../era-probe.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import type { UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
+import { answerIdOf } from './answer-id.ts';
 import { LineSplitter, type OverlongLine } from './line-splitter.ts';
+import { RestartBackoff } from './restart-backoff.ts';
+import { spawnChild } from './spawn-child.ts';
+import { StdinBatch } from './stdin-batch.ts';
 
 interface Pending {
   resolve: (m: JsonRpcResponse | Error) => void;
@@ -22,16 +30,9 @@ interface Pending {
   progressToken?: string | number;
 }
 
-/** Environment a child inherits from the gateway; configured `env` adds to it. The gateway's
- * own secrets stay out of children unless a config names them. */
-const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'NODE_PATH', 'SYSTEMROOT'];
 const PROBE_TIMEOUT_MS = 5000;
 /** A stderr line is for the log: longer ones are cut to their first bytes there. */
 const STDERR_LINE_BYTES = 2000;
-/** Where an overlong answer says whose it is: at its start (`{"jsonrpc":"2.0","id":7,…`, as
- * most SDKs write it) or at its end (`…,"jsonrpc":"2.0","id":7}`, as SDK 1.x writes it). */
-const ID_AT_START = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+)\s*[,}]/;
-const ID_AT_END = /[{,]\s*"id"\s*:\s*(\d+)\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/;
 
 export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   private child: ChildProcess | undefined;
@@ -39,27 +40,36 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   private readonly pending = new Map<number, Pending>();
   private readonly progress = new Map<string, number>();
   private nextId = 1;
-  private delay: number;
+  private readonly backoff: RestartBackoff;
   private starting: Promise<void> | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
+  private readonly stdin = new StdinBatch(
+    () => this.child?.stdin ?? undefined,
+    (ids) => {
+      const error = new Error('the process no longer reads its stdin');
+      for (const id of ids) this.pending.get(id)?.resolve(error);
+    },
+  );
 
-  constructor(config: StdioUpstreamConfig, logger: Logger) {
+  /** `now` judges how long a child stayed up (the backoff); tests pass their own clock. */
+  constructor(config: StdioUpstreamConfig, logger: Logger, now: () => number = Date.now) {
     super(config, 'stdio', logger);
-    this.delay = config.restart.initialDelayMs;
+    this.backoff = new RestartBackoff(config.restart, now);
   }
 
   protected override currentEra(): Era | undefined {
     return this.era;
   }
 
+  /** Starts the child unless it runs, is starting, or waits out its backoff (the restart
+   * timer starts it then). Never rejects: whatever goes wrong is a failed start. */
   start(): Promise<void> {
-    // A start on demand (a request during the backoff) supersedes the pending restart: a
-    // second launch would replace this.child and orphan the first, still-running process.
-    clearTimeout(this.restartTimer);
-    if (this.closed || (this.child && this.era)) return Promise.resolve();
-    this.starting ??= this.launch().finally(() => {
-      this.starting = undefined;
-    });
+    if (this.closed || (this.child && this.era) || this.restartTimer) return this.starting ?? Promise.resolve();
+    this.starting ??= this.launch()
+      .catch((e: unknown) => this.launchFailed(e))
+      .finally(() => {
+        this.starting = undefined;
+      });
     return this.starting;
   }
 
@@ -68,24 +78,16 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   }
 
   private async launch(): Promise<void> {
-    const env: Record<string, string> = {};
-    for (const k of INHERITED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
-    Object.assign(env, this.config.env);
-    const child = spawn(this.config.command, [...this.config.args], { cwd: this.config.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let child: ChildProcess | undefined;
+    const spawned = spawnChild(this.config, (reason) => this.onExit(child, reason));
+    if (!spawned.ok) return this.failed(spawned.error);
+    child = spawned.value.child;
     this.child = child;
     this.era = undefined;
-    child.on('error', (e) => this.onExit(child, `failed to start "${this.config.command}": ${e.message}`));
-    child.on('exit', (code, signal) => this.onExit(child, `process exited (${signal ?? `code ${code}`})`));
-    child.stdin?.on('error', () => undefined);
-    // Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes, a log line by
-    // STDERR_LINE_BYTES (line-splitter.ts).
-    const stderr = new LineSplitter(STDERR_LINE_BYTES, {
-      line: (line) => this.logger.info('upstream stderr', { line }),
-      overlong: (o) => this.logger.info('upstream stderr', { line: o.head, truncated: true, bytes: o.bytes }),
-    });
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk)).on('end', () => stderr.end());
-    const stdout = new LineSplitter(this.config.limits.maxAnswerBytes, { line: (line) => this.onLine(line), overlong: (o) => this.onOverlong(o) });
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk)).on('end', () => stdout.end());
+    // Without pipes the start failed; spawnChild reports it (onExit) within a tick.
+    const piped = spawned.value.piped;
+    if (!piped) return;
+    this.read(piped);
 
     // The shared era probe (era-probe.ts); discover waits PROBE_TIMEOUT_MS at most, as a
     // legacy process may ignore an unknown method instead of answering it.
@@ -99,62 +101,57 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
       child.kill('SIGTERM');
       return;
     }
-    if (outcome.kind === 'legacy') this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (outcome.kind === 'legacy') this.stdin.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     this.era = outcome.kind;
     this.setIdentity(outcome.identity);
-    this.delay = this.config.restart.initialDelayMs;
+    this.backoff.up();
     this.markUp();
   }
 
-  private onExit(child: ChildProcess, reason: string): void {
-    if (this.child !== child) return;
+  /** Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes, a log line
+   * by STDERR_LINE_BYTES (line-splitter.ts). */
+  private read(child: ChildProcessWithoutNullStreams): void {
+    const stderr = new LineSplitter(STDERR_LINE_BYTES, {
+      line: (line) => this.logger.info('upstream stderr', { line }),
+      overlong: (o) => this.logger.info('upstream stderr', { line: o.head, truncated: true, bytes: o.bytes }),
+    });
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk)).on('end', () => stderr.end());
+    const stdout = new LineSplitter(this.config.limits.maxAnswerBytes, { line: (line) => this.onLine(line), overlong: (o) => this.onOverlong(o) });
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk)).on('end', () => stdout.end());
+  }
+
+  /** A bug, not a failure of the child (launch handles those): logged, and the child, if
+   * any, is stopped so that its exit restarts it as usual. */
+  private launchFailed(e: unknown): void {
+    this.logger.error('starting the upstream failed', { error: (e as Error).message });
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    else if (!child) this.failed(`start failed: ${(e as Error).message}`);
+  }
+
+  private onExit(child: ChildProcess | undefined, reason: string): void {
+    if (child === undefined || this.child !== child) return;
     this.child = undefined;
     this.era = undefined;
     // Lines meant for the dead child never reach its successor; their calls fail below.
-    this.outbox = [];
+    this.stdin.clear();
     for (const p of this.pending.values()) p.resolve(new ProcessGone(reason));
     this.pending.clear();
     this.progress.clear();
+    this.failed(reason);
+  }
+
+  /** No child runs: down, and started again after the backoff. */
+  private failed(reason: string): void {
     if (this.closed) return;
     this.markDown(reason);
-    this.logger.warn('restarting upstream', { inMs: this.delay });
-    this.restartTimer = setTimeout(() => void this.start(), this.delay);
-    this.delay = Math.min(this.delay * 2, this.config.restart.maxDelayMs);
-  }
-
-  /** Lines written in this turn of the event loop: one pipe write for all of them. */
-  private outbox: string[] = [];
-
-  private write(m: JsonObject): boolean {
-    const stdin = this.child?.stdin;
-    if (!stdin || !stdin.writable) return false;
-    if (this.outbox.length === 0) setImmediate(() => this.flush());
-    this.outbox.push(`${JSON.stringify(m)}\n`);
-    return true;
-  }
-
-  private flush(): void {
-    const lines = this.outbox;
-    if (lines.length === 0) return;
-    this.outbox = [];
-    const stdin = this.child?.stdin;
-    if (stdin?.writable) {
-      stdin.write(lines.length === 1 ? lines[0]! : lines.join(''));
-      // A write that fails at once (EPIPE: the process closed its stdin) leaves the stream
-      // unwritable before write() returns.
-      if (stdin.writable) return;
-    }
-    this.dropped(lines);
-  }
-
-  /** Lines that never reached the process: their calls fail now, not at their timeout. */
-  private dropped(lines: readonly string[]): void {
-    const error = new Error('the process no longer reads its stdin');
-    for (const line of lines) {
-      const m = JSON.parse(line) as { id?: unknown; method?: unknown };
-      // Our own requests only: a reply to the process's request carries the process's id.
-      if (typeof m.id === 'number' && typeof m.method === 'string') this.pending.get(m.id)?.resolve(error);
-    }
+    const inMs = this.backoff.exited();
+    this.logger.warn('restarting upstream', { inMs, reason });
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      void this.start().catch((e: unknown) => this.logger.error('restarting the upstream failed', { error: (e as Error).message }));
+    }, inMs);
   }
 
   private onLine(line: string): void {
@@ -170,7 +167,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if ('method' in m) {
       if ('id' in m && m.id !== undefined) {
         const reply: JsonObject = m.method === 'ping' ? { result: {} } : { error: { code: -32601, message: `Gatehouse does not relay ${m.method}` } };
-        this.write({ jsonrpc: '2.0', id: m.id, ...reply });
+        this.stdin.write({ jsonrpc: '2.0', id: m.id, ...reply });
         return;
       }
       this.onNotification(m as JsonRpcNotification);
@@ -189,8 +186,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   private onOverlong(o: OverlongLine): void {
     const limit = this.config.limits.maxAnswerBytes;
     this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
-    const named = ID_AT_START.exec(o.head)?.[1] ?? ID_AT_END.exec(o.tail)?.[1];
-    const id = named === undefined ? undefined : Number(named);
+    const id = answerIdOf(o);
     const waiting = id !== undefined && this.pending.has(id) ? [id] : [...this.pending.keys()];
     this.logger.warn('upstream answer too large, dropped', { limit, bytes: o.bytes, start: o.head.slice(0, 200), failedCalls: waiting.length });
     const error = new AnswerTooLarge(limit);
@@ -225,7 +221,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
         signal?.removeEventListener('abort', onAbort);
         if (this.pending.delete(id) && m instanceof Error) {
           // The stdio transport cancels explicitly (MCP 2026-07-28, basic/patterns/cancellation).
-          this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: m.message } });
+          this.stdin.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: m.message } });
         }
         if (progressToken !== undefined) this.progress.delete(`gh-${id}`);
         resolve(m);
@@ -238,7 +234,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
         this.progress.set(`gh-${id}`, id);
         outParams = { ...params, _meta: { ...params._meta, progressToken: `gh-${id}` } };
       }
-      if (!this.write({ jsonrpc: '2.0', id, method, params: outParams })) finish(new Error('process is not running'));
+      if (!this.stdin.write({ jsonrpc: '2.0', id, method, params: outParams })) finish(new Error('process is not running'));
     });
   }
 
@@ -265,7 +261,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     // Lines of this turn (notifications/cancelled of calls cut short by the shutdown) go first.
-    this.flush();
+    this.stdin.flush();
     child.stdin?.end();
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
