@@ -5,10 +5,20 @@ import type { JsonValue } from '../protocol/message.ts';
 import { compileGlob, type Glob } from '../policy/glob.ts';
 import type { AuditConfig } from './audit-config.ts';
 import type { BodyMode } from './audit-config-schema.ts';
+import { CANONICAL_MAX_DEPTH } from './canonical-json.ts';
 import { digestJson } from './digest.ts';
+import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import { compileRedaction, redact, type Redaction } from './redact.ts';
 
-export type AuditBody = { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+/** `unrecorded` says why a body that existed is not in the record (it could not be
+ * canonicalized); the record itself is written all the same. */
+export type AuditBody = { digest: string } | { redacted: JsonValue } | { full: JsonValue } | { unrecorded: string };
+
+/** A body sits two levels below the record's root (`result.full`): deeper ones would stop the
+ * record itself from being canonicalized (hash chain). Requests and answers deeper than
+ * limits.maxJsonDepth never get this far; this keeps the record whole if one ever did. */
+const MAX_RECORDED_DEPTH = CANONICAL_MAX_DEPTH - 4;
+const TOO_DEEP: AuditBody = { unrecorded: `nested deeper than ${MAX_RECORDED_DEPTH} levels` };
 
 export interface AuditBodies {
   /** The body mode for a tool (exposed name; undefined for methods without one). */
@@ -45,10 +55,16 @@ export function recordBody(mode: BodyMode, value: JsonValue | undefined, redacti
     case 'none':
       return undefined;
     case 'digest':
-      return { digest: digestJson(value) };
+      // canonicalJson refuses what it cannot walk (too deep) by throwing: the common case
+      // costs no second walk.
+      try {
+        return { digest: digestJson(value) };
+      } catch {
+        return TOO_DEEP;
+      }
     case 'redacted':
-      return { redacted: redact(value, redaction) };
+      return nestsDeeperThan(value, MAX_RECORDED_DEPTH) ? TOO_DEEP : { redacted: redact(value, redaction) };
     case 'full':
-      return { full: value };
+      return nestsDeeperThan(value, MAX_RECORDED_DEPTH) ? TOO_DEEP : { full: value };
   }
 }

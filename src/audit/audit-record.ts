@@ -26,8 +26,9 @@ export interface RequestAuditRecord {
   params?: Readonly<Record<string, string | number | boolean>>;
   decision?: { effect: string; ruleId: string; reason?: string };
   approval?: { id: string; approver?: string; channel?: string; decision?: string };
-  arguments?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
-  result?: { digest: string } | { redacted: JsonValue } | { full: JsonValue };
+  /** `unrecorded`: the body existed but could not be recorded, and why. */
+  arguments?: { digest: string } | { redacted: JsonValue } | { full: JsonValue } | { unrecorded: string };
+  result?: { digest: string } | { redacted: JsonValue } | { full: JsonValue } | { unrecorded: string };
   /** The gateway tool the call came through (gatehouse__call_tool); `name` is the real tool. */
   via?: string;
   /** What result shaping did: bytes in and out, bytes cut, kept copies, links, redactions. */

@@ -10,7 +10,9 @@
 // writer hashes the first, `audit verify` the second. BigInt and cycles are bugs and throw.
 
 // Deeper than any real record; a cycle reaches it fast, without a per-call visited set.
-const MAX_DEPTH = 512;
+// What the gateway accepts (limits.maxJsonDepth, at most 256) stays well inside it.
+export const CANONICAL_MAX_DEPTH = 512;
+const MAX_DEPTH = CANONICAL_MAX_DEPTH;
 
 export function canonicalJson(value: unknown): string {
   // Where every object already lists its keys in canonical order (the pipeline builds its

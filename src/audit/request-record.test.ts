@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Call } from '../protocol/call.ts';
-import { ok } from '../protocol/result.ts';
+import { err, ok } from '../protocol/result.ts';
+import type { JsonValue } from '../protocol/message.ts';
 import { createAuditBodies } from './audit-body.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { digestJson } from './digest.ts';
@@ -80,5 +81,20 @@ describe('request audit record', () => {
   it('keeps an empty client object when clientInfo names neither name nor version', () => {
     const rec = buildRequestRecord(call({ clientInfo: {} }), {}, ok({}), timing, bodies);
     expect(canonicalJson(rec)).toContain('"client":{}');
+  });
+
+  it('says why a result that was executed upstream but refused as too deep is not in the record', () => {
+    const rec = buildRequestRecord(call(), { target: { upstream: 'up', name: 'up__query', upstreamName: 'query' } }, err({ kind: 'upstream_answer_too_deep', upstream: 'up', limit: 64 }), { ...timing, outcome: 'error', errorCode: -31001 }, bodies);
+    expect(rec.result).toEqual({ unrecorded: 'nested deeper than 64 levels (limits.maxJsonDepth); not forwarded' });
+    expect(rec.arguments).toEqual({ digest: digestJson({ q: 'x' }) });
+  });
+
+  it.each(['digest', 'redacted', 'full'] as const)('still writes a canonical record when a body is too deep to record (%s mode)', (mode) => {
+    const deep = JSON.parse('['.repeat(600) + ']'.repeat(600)) as JsonValue;
+    const inMode = createAuditBodies({ record: { arguments: mode, results: mode }, redact: { keys: [], paths: [], patterns: [] }, rules: [] });
+    const rec = buildRequestRecord(call({ params: { name: 'up__query', arguments: { deep } } }), {}, ok({ structuredContent: { deep } }), timing, inMode);
+    expect(rec.arguments).toEqual({ unrecorded: 'nested deeper than 508 levels' });
+    expect(rec.result).toEqual({ unrecorded: 'nested deeper than 508 levels' });
+    expect(() => canonicalJson(rec)).not.toThrow();
   });
 });

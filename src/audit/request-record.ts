@@ -35,6 +35,8 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
   const params = record.paramValues;
   const method = call.method;
   const withResult = reply.ok && (method === 'tools/call' || method === 'prompts/get' || method === 'resources/read');
+  // Executed upstream, not passed on: the record says there was a result, and why it is not here.
+  const refusedResult = !reply.ok && reply.error.kind === 'upstream_answer_too_deep' ? { unrecorded: `nested deeper than ${reply.error.limit} levels (limits.maxJsonDepth); not forwarded` } : undefined;
   return {
     approval: approval ? { approver: approval.by || undefined, channel: approval.channel, decision: approval.decision, id: approval.id ?? '' } : undefined,
     arguments: bodies.arguments(name, record.arguments ?? requestBody(call)),
@@ -52,7 +54,7 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
     principal: { groups: call.principal.groups, method: call.principal.method, subject: call.principal.subject },
     requestId: t.requestId,
     responseBytes: t.responseBytes,
-    result: withResult ? bodies.result(name, reply.value) : undefined,
+    result: withResult ? bodies.result(name, reply.value) : refusedResult,
     rpcId: call.id ?? null,
     shaping: record.shaping,
     time: t.time,

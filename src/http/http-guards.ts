@@ -28,8 +28,8 @@ export function checkHeaderLimits(raw: readonly string[], maxCount: number, maxB
   let bytes = 0;
   for (let i = 0; i < raw.length; i++) bytes += raw[i]!.length;
   bytes += count * 4;
-  if (count > maxCount) return err({ kind: 'headers_too_large', message: `Too many request headers: ${count} > ${maxCount}` });
-  if (bytes > maxBytes) return err({ kind: 'headers_too_large', message: `Request headers too large: ${bytes} > ${maxBytes} bytes` });
+  if (count > maxCount) return err({ kind: 'headers_too_large', message: `Too many request headers: ${count} > ${maxCount} (limits.maxHeaderCount)`, limit: 'maxHeaderCount' });
+  if (bytes > maxBytes) return err({ kind: 'headers_too_large', message: `Request headers too large: ${bytes} > ${maxBytes} bytes (limits.maxHeaderBytes)`, limit: 'maxHeaderBytes' });
   return ok(undefined);
 }
 

@@ -13,7 +13,7 @@ import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, RequestId } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import type { Metrics } from '../telemetry/metrics.ts';
+import type { LimitName, Metrics } from '../telemetry/metrics.ts';
 import type { RequestSpan, Tracing } from '../telemetry/tracing.ts';
 import type { Era } from '../protocol/versions.ts';
 
@@ -57,6 +57,24 @@ export function outcomeOf(reply: Reply | 'cancelled', era: Era): { outcome: Audi
   const outcome: AuditOutcome =
     reply.error.kind === 'rate_limited' ? 'rate_limited' : reply.error.kind === 'approval_required' ? 'approval_required' : 'error';
   return { outcome, errorCode: error.code, errorMessage: error.message };
+}
+
+/** The configured limit a refusal was for: counted once, where every reply is accounted for.
+ * Limits met inside the upstream ring (answer size) and the catalog (list items) count there. */
+export function limitOf(e: GatewayError): LimitName | undefined {
+  switch (e.kind) {
+    case 'body_too_large':
+      return 'maxBodyBytes';
+    case 'headers_too_large':
+      return e.limit;
+    case 'body_timeout':
+      return 'bodyTimeout';
+    case 'too_deep':
+    case 'upstream_answer_too_deep':
+      return 'maxJsonDepth';
+    default:
+      return undefined;
+  }
 }
 
 const ID_PREFIX = randomBytes(4).toString('hex');
@@ -139,6 +157,8 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
           upstreamMs: waitedMs,
         });
         if (denied) metrics.recordPolicyDenial(decision!.ruleId);
+        const limit = reply !== 'cancelled' && !reply.ok ? limitOf(reply.error) : undefined;
+        if (limit !== undefined) metrics.recordLimitHit(limit);
         if (finalOutcome === 'rate_limited' && decision) metrics.recordRateLimited(decision.ruleId);
       }
       if (!audit || !deps.bodies) return true;

@@ -9,9 +9,13 @@ import { outcomeOf } from '../http/observer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Upstream, UpstreamRequest } from '../upstream/upstream.ts';
 import { answerForLegacy } from './legacy-mrtr-bridge.ts';
+import { nestsDeeperThan } from '../protocol/json-depth.ts';
+import { err } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
 
 export interface SendDeps {
   metrics?: Metrics;
+  logger: Logger;
 }
 
 /** The trace fields that are set (traceparent always is when there is a trace). */
@@ -20,6 +24,20 @@ function definedFields(f: { traceparent?: string; tracestate?: string }): Record
   if (f.traceparent !== undefined) out.traceparent = f.traceparent;
   if (f.tracestate !== undefined) out.tracestate = f.tracestate;
   return out;
+}
+
+/**
+ * A result (or an upstream's error object) nested deeper than limits.maxJsonDepth was
+ * executed upstream but is not passed on: nothing after this point (validation, redaction,
+ * digests, the reply) walks it, and the call's audit record says why it holds no result
+ * (audit/request-record.ts); the observer counts the limit hit from the error.
+ */
+function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: string): Reply {
+  const limit = upstream.config.limits.maxJsonDepth;
+  const answer = reply.ok ? reply.value : reply.error.kind === 'upstream_error' ? reply.error.error : undefined;
+  if (answer === undefined || !nestsDeeperThan(answer, limit)) return reply;
+  deps.logger.warn('upstream answer nested too deep, not forwarded', { upstream: upstream.name, method, limit });
+  return err({ kind: 'upstream_answer_too_deep', upstream: upstream.name, limit });
 }
 
 async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
@@ -47,7 +65,7 @@ async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: 
   if (paramHeaders) req.paramHeaders = paramHeaders;
   if (trace) req.traceHeaders = definedFields(trace.headers);
   const started = performance.now();
-  const reply = await upstream.request(req);
+  const reply = boundedDepth(deps, await upstream.request(req), upstream, call.method);
   const ms = performance.now() - started;
   deps.metrics?.recordUpstreamCall({ upstream: upstream.name, method: call.method, durationMs: ms });
   // A span that does not record ignores what it is ended with: its outcome is not worked out.

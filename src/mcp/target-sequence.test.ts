@@ -21,7 +21,7 @@ function memoryUpstream(answers: Reply[]): Upstream & { sent: UpstreamRequest[] 
   return {
     name: 'up',
     sent,
-    config: {} as Upstream['config'],
+    config: { limits: { maxAnswerBytes: 1024, maxJsonDepth: 64 } } as Upstream['config'],
     start: async () => undefined,
     request: async (req) => {
       sent.push(req);

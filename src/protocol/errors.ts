@@ -39,7 +39,13 @@ export type GatewayError =
   | { kind: 'forbidden_origin'; origin: string }
   | { kind: 'forbidden_host'; host: string }
   | { kind: 'body_too_large'; limit: number }
-  | { kind: 'headers_too_large'; message: string }
+  | { kind: 'headers_too_large'; message: string; limit: 'maxHeaderCount' | 'maxHeaderBytes' }
+  /** The body did not arrive within limits.bodyTimeout (a client trickling it). */
+  | { kind: 'body_timeout'; timeoutMs: number }
+  /** A request nested deeper than limits.maxJsonDepth: refused before anything walks it. */
+  | { kind: 'too_deep'; limit: number }
+  /** An upstream's result nested deeper than limits.maxJsonDepth: executed upstream, not forwarded. */
+  | { kind: 'upstream_answer_too_deep'; upstream: string; limit: number }
   | { kind: 'method_not_allowed'; method: string }
   | { kind: 'unsupported_media_type'; contentType: string }
   | { kind: 'auth_failed'; status: 400 | 401 | 403 | 503; message: string }
@@ -129,6 +135,19 @@ export function mapError(e: GatewayError, modern = true): MappedError {
       return { status: 413, error: { code: INVALID_REQUEST, message: `Request body exceeds ${e.limit} bytes` } };
     case 'headers_too_large':
       return { status: 431, error: { code: INVALID_REQUEST, message: e.message } };
+    case 'body_timeout':
+      return { status: 408, error: { code: INVALID_REQUEST, message: `Request body not received within ${e.timeoutMs} ms (limits.bodyTimeout)` } };
+    case 'too_deep':
+      return { status: 400, error: { code: INVALID_REQUEST, message: `Invalid request: JSON nested deeper than ${e.limit} levels (limits.maxJsonDepth)` } };
+    case 'upstream_answer_too_deep':
+      return {
+        status: 200,
+        error: {
+          code: UPSTREAM_UNAVAILABLE,
+          message: `Upstream "${e.upstream}" answered with JSON nested deeper than ${e.limit} levels (limits.maxJsonDepth); Gatehouse did not forward it`,
+          data: { upstream: e.upstream },
+        },
+      };
     case 'method_not_allowed':
       return { status: 405, error: { code: INVALID_REQUEST, message: `HTTP method ${e.method} not allowed here` } };
     case 'rate_limited':

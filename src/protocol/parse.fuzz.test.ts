@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { parseMessage } from './parse.ts';
 
 const RUNS = { numRuns: 400 };
+/** limits.maxJsonDepth as configured by default. */
+const MAX_DEPTH = 64;
 
 // Integers stay within ±2^53: beyond it JSON.parse itself already changed the number.
 const id = fc.oneof(
@@ -60,7 +62,7 @@ describe('parseMessage, properties', () => {
         } catch {
           json = false;
         }
-        const r = parseMessage(text);
+        const r = parseMessage(text, MAX_DEPTH);
         if (!json) {
           expect(r.ok).toBe(false);
           if (!r.ok) expect(r.error.error.kind).toBe('parse_error');
@@ -77,11 +79,24 @@ describe('parseMessage, properties', () => {
   it('keeps the id of a refused object whenever that id is readable, and never makes one up', () => {
     fc.assert(
       fc.property(message, (m) => {
-        const r = parseMessage(JSON.stringify(m));
+        const r = parseMessage(JSON.stringify(m), MAX_DEPTH);
         if (r.ok) return;
         const sent = JSON.parse(JSON.stringify(m)) as Record<string, unknown>;
         if (validId(sent.id)) expect(r.error.id).toBe(sent.id);
         else expect(r.error.id).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('refuses a message nested deeper than the limit as too deep, and only such a message', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 8, max: 128 }), (levels, limit) => {
+        // The message is level 1, params 2, the value of `x` adds `levels`.
+        const text = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${'['.repeat(levels)}${']'.repeat(levels)}}}`;
+        const r = parseMessage(text, limit);
+        if (levels + 2 > limit) expect(r).toEqual({ ok: false, error: { error: { kind: 'too_deep', limit }, id: 1 } });
+        else expect(r.ok).toBe(true);
       }),
       RUNS,
     );

@@ -3,6 +3,7 @@
 // When the body is an object whose id is readable, a shape error carries that id: an error
 // response may leave the id out only when it could not be read (MCP 2026-07-28, basic/index (messages)).
 import type { GatewayError } from './errors.ts';
+import { nestsDeeperThan } from './json-depth.ts';
 import type { JsonRpcMessage, RequestId } from './message.ts';
 import { isJsonObject } from './message.ts';
 import { err, ok, type Result } from './result.ts';
@@ -17,7 +18,9 @@ function isRequestId(v: unknown): v is RequestId {
   return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 }
 
-export function parseMessage(text: string): Result<JsonRpcMessage, ParseFailure> {
+/** `maxDepth` is limits.maxJsonDepth: a message nested deeper is refused here, before any
+ * recursive walk (audit digests, redaction, validation, forwarding) could meet it. */
+export function parseMessage(text: string, maxDepth: number): Result<JsonRpcMessage, ParseFailure> {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -26,6 +29,10 @@ export function parseMessage(text: string): Result<JsonRpcMessage, ParseFailure>
   }
   const invalid = (message: string, id?: unknown): { ok: false; error: ParseFailure } =>
     err({ error: { kind: 'invalid_request', message }, ...(isRequestId(id) ? { id } : {}) });
+  if (nestsDeeperThan(v, maxDepth)) {
+    const id = isJsonObject(v) ? v.id : undefined;
+    return err({ error: { kind: 'too_deep', limit: maxDepth }, ...(isRequestId(id) ? { id } : {}) });
+  }
   if (Array.isArray(v)) return invalid('JSON-RPC batches are not supported; send one message per POST');
   if (!isJsonObject(v)) return invalid('the body must be a JSON-RPC object');
   if ('id' in v && !isRequestId(v.id)) return invalid('"id" must be a string or an integer');

@@ -57,7 +57,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
     const body = await req.readBody(config.limits.maxBodyBytes);
     // The rest of an oversized body is not worth reading: the connection closes after the 413.
     if (!body.ok) return refuse({ error: body.error, era, principal }, body.error.kind === 'body_too_large' ? CLOSE_CONNECTION : undefined);
-    const parsed = parseMessage(body.value);
+    const parsed = parseMessage(body.value, config.limits.maxJsonDepth);
     if (!parsed.ok) return refuse({ error: parsed.error.error, era, principal, ...(parsed.error.id !== undefined ? { rpcId: parsed.error.id } : {}) });
     const msg = parsed.value;
     const headers: HeaderLookup = req.header;
