@@ -136,6 +136,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
   approvals.deps.event = approvalEvent;
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
+  catalog.onDeepItems((count) => {
+    for (let i = 0; i < count; i++) metrics.recordLimitHit('maxJsonDepth');
+  });
   const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
   const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, ...(opts.now ? { now: opts.now } : {}) });

@@ -99,6 +99,11 @@ export class Catalog {
     this.lookupListener = listener;
   }
 
+  /** Told of every upstream list item left out as nested deeper than limits.maxJsonDepth (metrics). */
+  onDeepItems(listener: (count: number) => void): void {
+    this.cache.onDeepItems = listener;
+  }
+
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);

@@ -12,6 +12,7 @@
 //
 // Left to others: the secret (config/, shared by replicas), mapping an error to -32602.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from '../audit/canonical-json.ts';
 import type { JsonValue } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 
@@ -76,10 +77,11 @@ export function decodeCursor(secret: Buffer, cursor: string, kind: string): Resu
   return ok({ offset: o, version: v });
 }
 
-/** A short digest of the list's canonical JSON: equal lists give equal versions whatever the
- * key order of their objects, and any change to an item gives a new one. */
+/** A short digest of the list's canonical JSON (the audit trail's, RFC 8785): equal lists give
+ * equal versions whatever the key order of their objects, and any change to an item gives a
+ * new one. Items come bounded in depth (deep-items.ts), so the walk cannot fail. */
 export function listVersion(items: readonly JsonValue[]): string {
-  return createHash('sha256').update(`[${items.map(canonicalJson).join(',')}]`, 'utf8').digest('hex').slice(0, VERSION_HEX_CHARS);
+  return createHash('sha256').update(canonicalJson(items), 'utf8').digest('hex').slice(0, VERSION_HEX_CHARS);
 }
 
 export function paginate<T>(items: readonly T[], pageSize: number, offset: number): Page<T> {
@@ -88,16 +90,6 @@ export function paginate<T>(items: readonly T[], pageSize: number, offset: numbe
   const end = offset + pageSize;
   const page = items.slice(offset, end);
   return end < items.length ? { page, nextOffset: end } : { page };
-}
-
-/** JSON with object keys sorted at every depth (arrays keep their order: it is meaningful). */
-function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k]!)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function mac(secret: Buffer, body: string): Buffer {

@@ -14,7 +14,7 @@ function slowUpstream(): { upstream: Upstream; pending: { req: UpstreamRequest; 
   const pending: { req: UpstreamRequest; answer: (r: Reply) => void }[] = [];
   const upstream = {
     name: 'up',
-    config: { listTtlMs: 60_000 },
+    config: { listTtlMs: 60_000, limits: { maxAnswerBytes: 1024, maxJsonDepth: 64 } },
     request: (req: UpstreamRequest) => new Promise<Reply>((answer) => pending.push({ req, answer })),
   } as unknown as Upstream;
   return { upstream, pending };

@@ -12,6 +12,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { CacheScope } from './merge.ts';
 import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
+import { dropDeepItems } from './deep-items.ts';
 import { filterTools } from './tool-filter.ts';
 import type { WarnOnce } from './warn-once.ts';
 
@@ -36,7 +37,8 @@ const MAX_PAGES = 100;
 
 let generations = 0;
 
-export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce): Promise<Result<Part, GatewayError>> {
+/** `onDeepItems` hears of every fetch that left items out as nested too deep (metrics). */
+export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce, onDeepItems?: (count: number) => void): Promise<Result<Part, GatewayError>> {
   const { method, field } = LIST_METHODS[kind];
   const items: JsonObject[] = [];
   let cursor: string | undefined;
@@ -58,10 +60,16 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
     if (typeof next !== 'string') break;
     cursor = next;
   }
-  const part: Part = { upstream: upstream.name, items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations };
-  if (kind === 'tools') {
-    const filtered = filterTools(items);
-    const dropped = filtered.dropped.map((d) => ({ upstream: upstream.name, tool: d.tool, reason: d.reason }));
+  // First, before anything walks them (deep-items.ts).
+  const bounded = dropDeepItems(items, upstream.config.limits.maxJsonDepth);
+  if (bounded.dropped.length > 0) onDeepItems?.(bounded.dropped.length);
+  const part: Part = { upstream: upstream.name, items: bounded.items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations };
+  if (kind !== 'tools') {
+    warnings.report(`deep\u0000${upstream.name}\u0000${kind}`, `item left out of ${method}`, bounded.dropped.map((d) => ({ upstream: upstream.name, item: d.item, reason: d.reason })));
+  } else {
+    const filtered = filterTools(bounded.items);
+    const deep = bounded.dropped.map((d) => ({ upstream: upstream.name, tool: d.item, reason: d.reason }));
+    const dropped = [...deep, ...filtered.dropped.map((d) => ({ upstream: upstream.name, tool: d.tool, reason: d.reason }))];
     warnings.report(`dropped\u0000${upstream.name}`, 'tool left out of tools/list', dropped);
     part.items = filtered.tools;
     part.headerParams = filtered.headerParams;
@@ -75,6 +83,8 @@ export class PartCache {
   private readonly inflight = new Map<string, Promise<Result<Part, GatewayError>>>();
   /** Invalidations per upstream list, so a fetch can tell that a change overtook it. */
   private readonly epochs = new Map<string, number>();
+  /** Told how many list items a fetch left out as nested too deep (metrics). */
+  onDeepItems: ((count: number) => void) | undefined;
 
   constructor(
     private readonly logger: Logger,
@@ -100,7 +110,7 @@ export class PartCache {
     let flight = this.inflight.get(flightKey);
     if (!flight) {
       const epoch = this.epochs.get(list) ?? 0;
-      const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings).then((res) => {
+      const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings, this.onDeepItems).then((res) => {
         if (this.inflight.get(flightKey) === started) this.inflight.delete(flightKey);
         // A list_changed that arrived while this fetch was under way may describe a newer list
         // than the one it got: hand it to whoever waits, but do not cache it as fresh.

@@ -5,6 +5,7 @@ import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { eventFromNotification } from './era-shape.ts';
+import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import type { Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from './upstream.ts';
 import type { Era } from '../protocol/versions.ts';
 
@@ -79,8 +80,16 @@ export abstract class UpstreamBase<C extends UpstreamConfig> implements Upstream
     this.emit({ type: 'state', state: 'down', error: reason });
   }
 
-  /** Change notifications become events; returns true when the notification was consumed. */
+  /** Change notifications become events; returns true when the notification was consumed.
+   * One nested deeper than limits.maxJsonDepth is consumed here, unread: it would reach the
+   * log or a client's stream, each a recursive walk (JSON.stringify), from an event handler. */
   protected handleNotification(n: JsonRpcNotification): boolean {
+    const limit = this.config.limits.maxJsonDepth;
+    if (nestsDeeperThan(n, limit)) {
+      this.logger.warn('upstream notification nested too deep, dropped', { method: String(n.method).slice(0, 100), limit });
+      this.emit({ type: 'limit_hit', limit: 'maxJsonDepth' });
+      return true;
+    }
     const ev = eventFromNotification(n);
     if (!ev) return false;
     this.emit(ev);

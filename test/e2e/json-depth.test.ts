@@ -24,6 +24,7 @@ beforeAll(async () => {
   upstream = await startRawModernUpstream([
     { definition: { name: 'echo', inputSchema: OBJECT }, call: () => ({ content: [{ type: 'text', text: 'ran' }] }) },
     { definition: { name: 'deep', inputSchema: OBJECT }, call: () => ({ content: [], structuredContent: { value: nest(600) } }) },
+    { definition: { name: 'deep_error', inputSchema: OBJECT }, call: () => ({ jsonrpcError: { code: -32000, message: 'failed', data: nest(600) } }) },
   ]);
   auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-depth-'));
   gw = await startTestGateway(`
@@ -107,6 +108,11 @@ describe('an upstream result nested deeper than limits.maxJsonDepth', () => {
       result: { unrecorded: 'nested deeper than 64 levels (limits.maxJsonDepth); not forwarded' },
     });
     expect(gw.logs).toContainEqual(expect.objectContaining({ msg: 'upstream answer nested too deep, not forwarded', upstream: 'raw', limit: 64 }));
+  });
+
+  it('is not forwarded either when it is the data of an upstream error', async () => {
+    const { res } = callTool(gw, 'raw__deep_error', {});
+    expect((await res).json.error.message).toBe('Upstream "raw" answered with JSON nested deeper than 64 levels (limits.maxJsonDepth); Gatehouse did not forward it');
   });
 
   it('leaves a chain that gatehouse audit verify accepts', () => {
