@@ -1,6 +1,6 @@
 // Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http):
-// Origin and Host (403, DNS-rebinding defence), header count and size (431); the body's size
-// (413) is checked as it is read (http-io.ts).
+// headers that must come once (400), Origin and Host (403, DNS-rebinding defence), header
+// count and size (431); the body's size (413) is checked as it is read (http-io.ts).
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 
@@ -71,4 +71,31 @@ function hostName(value: string): string {
 
 function isLoopbackName(name: string): boolean {
   return LOOPBACK_HOSTS.has(name) || name === '::1' || /^127(\.[0-9]{1,3}){3}$/.test(name);
+}
+
+/**
+ * Headers a request may carry once. Node keeps only the first of a repeated Authorization,
+ * Host or Content-Type and joins the others with ", ", so two of them mean whatever the
+ * reader picks: a proxy in front may have checked the other one (RFC 9110 section 5.3: only
+ * list-valued fields may repeat). Credentials, the target host and content type, the Origin
+ * checked against DNS rebinding, and the MCP headers that route and check a request
+ * (MCP 2026-07-28, basic/transports/streamable-http, request headers) are each one value.
+ */
+const SINGLETON_HEADERS = new Set([
+  'authorization', 'x-api-key', 'host', 'content-type', 'origin',
+  'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name',
+]);
+const PARAM_HEADER_PREFIX = 'mcp-param-';
+
+/** `raw` is Node's flat name/value list, as received: repeats are still there. */
+export function checkSingletonHeaders(raw: readonly string[]): Result<void, GatewayError> {
+  let seen: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!SINGLETON_HEADERS.has(name) && !name.startsWith(PARAM_HEADER_PREFIX)) continue;
+    seen ??= new Set();
+    if (seen.has(name)) return err({ kind: 'invalid_request', message: `the ${raw[i]!.slice(0, 64)} header must appear once` });
+    seen.add(name);
+  }
+  return ok(undefined);
 }

@@ -1,15 +1,15 @@
 // The layers in front of the MCP endpoint, in order (MCP 2026-07-28,
 // basic/transports/streamable-http, request headers: checks before any parsing): observe
 // (outermost: every request, refused ones included, leaves a span, metrics and an audit
-// record), Origin (403, the DNS-rebinding defence), header count and size (431), then
-// identity (401/403 with WWW-Authenticate), which hands the endpoint its principal.
+// record), headers that must come once (400), Origin and Host (403, the DNS-rebinding
+// defence), header count and size (431), then identity (401/403 with WWW-Authenticate), which hands the endpoint its principal.
 import type { GatewayConfig } from '../config/types.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import { UNAUTHENTICATED_PRINCIPAL, type Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Endpoint, Layer } from './compose.ts';
-import { checkHeaderLimits, checkHost, checkOrigin } from './http-guards.ts';
+import { checkHeaderLimits, checkHost, checkOrigin, checkSingletonHeaders } from './http-guards.ts';
 import type { HttpReply, HttpRequest, TextReply } from './http-io.ts';
 import type { Observer } from './observer.ts';
 import { refuse, type Refusal } from './replies.ts';
@@ -52,6 +52,9 @@ export function guardLayer(config: GatewayConfig): Layer {
   // and a gateway behind a proxy sees the proxy's public name (docs: allowedHosts).
   const hosts = { allowed: config.allowedHosts, enforce: config.allowedHosts.length > 0 };
   return (req, next) => {
+    // Repeats first: until they are refused, every other check could read the other copy.
+    const single = checkSingletonHeaders(req.rawHeaders);
+    if (!single.ok) return Promise.resolve(refuse({ error: single.error, era: eraOf(req) }));
     const origin = checkOrigin(req.header('origin'), allowedOrigins);
     if (!origin.ok) return Promise.resolve(refuse({ error: origin.error, era: eraOf(req) }));
     const host = checkHost(req.header('host'), hosts);

@@ -27,8 +27,9 @@ export interface RequestHeaders {
 }
 
 export function readCredential(headers: RequestHeaders): Credential {
-  // Headers.get joins repeated fields with ", ", which no valid value contains: two
-  // Authorization headers are caught below as a malformed token.
+  // Two Authorization (or X-API-Key) headers never get here on /mcp: the HTTP ring refuses
+  // them first (http/http-guards.ts). Elsewhere Headers.get joins repeats with ", ", which no
+  // valid value contains, so they are caught below as a malformed token.
   const authorization = headers.get('authorization');
   const apiKey = headers.get(API_KEY_HEADER);
   if (authorization !== null && apiKey !== null) {
