@@ -1,7 +1,7 @@
 // The /mcp endpoint's view of HTTP, on Node's own request and response objects: the hot path
 // skips the Web Request/Response layer (it showed in every profile). A request exposes its
 // headers as Node parsed them (names in any case, repeats joined with ", " as Headers.get
-// does), its body read under a limit, and the moment its client goes away; a reply is a
+// does), its body read under a size limit and a deadline, and the moment its client goes away; a reply is a
 // status with an optional text body, or an SSE stream (sse-stream.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../protocol/errors.ts';
@@ -21,8 +21,9 @@ export interface HttpRequest {
   readonly headers: HeaderReader;
   /** Raw name/value pairs, flat, as received (for the header limits). */
   readonly rawHeaders: readonly string[];
-  /** Synchronous when the whole body has already arrived (the common small POST). */
-  readBody(limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>>;
+  /** Synchronous when the whole body has already arrived (the common small POST). A body
+   * that has not all arrived `timeoutMs` after the read began is refused (body_timeout). */
+  readBody(limit: number, timeoutMs: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>>;
   /** Calls `fn` if the client goes away before its response is complete. */
   onAbort(fn: () => void): void;
 }
@@ -67,8 +68,8 @@ class NodeHttpRequest implements HttpRequest, HeaderReader {
     return this.header(name) ?? null;
   }
 
-  readBody(limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
-    return readBody(this.req, limit);
+  readBody(limit: number, timeoutMs: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
+    return readBody(this.req, limit, timeoutMs);
   }
 
   onAbort(fn: () => void): void {
@@ -83,8 +84,10 @@ export function nodeRequest(req: IncomingMessage, res: ServerResponse): HttpRequ
 const BODY_ENDED_EARLY: GatewayError = { kind: 'invalid_request', message: 'the request body ended early' };
 
 /** Reads the body as text, never holding more than the limit: a declared Content-Length over
- * it is refused before a byte is read, and a chunked body is cut off as soon as it passes. */
-function readBody(req: IncomingMessage, limit: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
+ * it is refused before a byte is read, and a chunked body is cut off as soon as it passes.
+ * Nor for longer than `timeoutMs`: a client that trickles its body held the request, and its
+ * slot, for Node's own requestTimeout (300 s) otherwise. */
+function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && !(Number(declared) <= limit)) {
     req.resume();
@@ -106,22 +109,33 @@ function readBody(req: IncomingMessage, limit: number): Result<string, GatewayEr
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    const settle = (r: Result<string, GatewayError>): void => {
+      clearTimeout(deadline);
+      resolve(r);
+    };
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > limit) {
         req.off('data', onData);
         req.resume();
-        resolve(err({ kind: 'body_too_large', limit }));
+        settle(err({ kind: 'body_too_large', limit }));
         return;
       }
       chunks.push(chunk);
     };
+    // The rest is not read: the refusal closes the connection (Connection: close).
+    const deadline = setTimeout(() => {
+      req.off('data', onData);
+      req.resume();
+      chunks.length = 0;
+      settle(err({ kind: 'body_timeout', timeoutMs }));
+    }, timeoutMs);
     req.on('data', onData);
-    req.once('end', () => resolve(ok(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'))));
-    req.once('error', (e) => resolve(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` })));
+    req.once('end', () => settle(ok(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'))));
+    req.once('error', (e) => settle(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` })));
     // Closed before its end (a client gone mid-body): settle rather than wait forever. After
     // 'end' this is a no-op, the promise being settled already.
-    req.once('close', () => resolve(err(BODY_ENDED_EARLY)));
+    req.once('close', () => settle(err(BODY_ENDED_EARLY)));
   });
 }
 

@@ -54,9 +54,9 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
     if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
       return refuse({ error: { kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, era, principal });
     }
-    const body = await req.readBody(config.limits.maxBodyBytes);
-    // The rest of an oversized body is not worth reading: the connection closes after the 413.
-    if (!body.ok) return refuse({ error: body.error, era, principal }, body.error.kind === 'body_too_large' ? CLOSE_CONNECTION : undefined);
+    const body = await req.readBody(config.limits.maxBodyBytes, config.limits.bodyTimeoutMs);
+    // The rest of an oversized or late body is not worth reading: the connection closes after the 413 or 408.
+    if (!body.ok) return refuse({ error: body.error, era, principal }, body.error.kind === 'body_too_large' || body.error.kind === 'body_timeout' ? CLOSE_CONNECTION : undefined);
     const parsed = parseMessage(body.value, config.limits.maxJsonDepth);
     if (!parsed.ok) return refuse({ error: parsed.error.error, era, principal, ...(parsed.error.id !== undefined ? { rpcId: parsed.error.id } : {}) });
     const msg = parsed.value;

@@ -33,7 +33,7 @@ describe('the /mcp listener', () => {
   it('hands /mcp, with or without a query, to the endpoint with its method, headers and body', async () => {
     const seen: string[] = [];
     const { base } = await serve(async (req) => {
-      const body = await req.readBody(1000);
+      const body = await req.readBody(1000, 30_000);
       seen.push(`${req.method} ${req.header('X-Probe')} ${body.ok ? body.value : 'error'}`);
       return { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
     });
@@ -73,7 +73,7 @@ describe('reading the body', () => {
    * `whole`) and says how it went; `reading` is called once the read is under way. */
   const reader = (whole: boolean, limit: number) => async (req: HttpRequest): Promise<HttpReply> => {
     if (whole) await vi.waitUntil(() => incoming?.complete, { timeout: 2000, interval: 5 });
-    const pending = req.readBody(limit);
+    const pending = req.readBody(limit, 30_000);
     const sync = !(pending instanceof Promise);
     reading();
     const body = await pending;
@@ -123,7 +123,7 @@ describe('reading the body', () => {
     const started = new Promise<void>((r) => (arrived = r));
     const { base } = await serve(async (req) => {
       arrived();
-      const body = await req.readBody(1000);
+      const body = await req.readBody(1000, 30_000);
       results.push(body.ok ? body.value : body.error.kind);
       return { status: 400 };
     });
