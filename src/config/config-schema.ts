@@ -15,6 +15,7 @@ import { durationSchema, type RawDuration } from './duration.ts';
 import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
+import { LIMITS_CONFIG_SCHEMA, positiveInt, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
@@ -44,10 +45,6 @@ const NO_NUL = {
 
 function duration(description: string, fallback: string): Record<string, unknown> {
   return { description: `${description} Default ${fallback}.`, default: fallback, $ref: '#/$defs/duration' };
-}
-
-function positiveInt(description: string, fallback: number): Record<string, unknown> {
-  return { description: `${description} Default ${fallback}.`, default: fallback, type: 'integer', minimum: 1 };
 }
 
 // Keys of the other transport, rejected by name so the message says why.
@@ -114,30 +111,7 @@ export const CONFIG_SCHEMA = {
         errorMessage: 'expected an origin like "https://app.example.com" (no path) or "*"',
       },
     },
-    limits: {
-      description: 'What one request or one upstream answer may cost, and list pagination. README, Limits, lists each limit and what happens when it is hit.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        maxBodyBytes: positiveInt('Largest request body accepted, in bytes.', 4_194_304),
-        maxHeaderBytes: positiveInt('Largest total request header size, in bytes.', 16_384),
-        maxHeaderCount: positiveInt('Most request headers accepted.', 100),
-        bodyTimeout: duration('Longest wait for the rest of a request body once its headers have arrived (408 after).', '30s'),
-        maxJsonDepth: {
-          description:
-            'Deepest nesting of objects and arrays accepted in a request, an upstream answer or an upstream list item. At most 256, so that every accepted value can be recorded in the audit trail. Default 64.',
-          default: 64,
-          type: 'integer',
-          minimum: 8,
-          maximum: 256,
-        },
-        maxUpstreamAnswerBytes: positiveInt(
-          'Largest answer accepted from an upstream: one line of a stdio upstream, one JSON body or SSE event of an HTTP one, in bytes.',
-          67_108_864,
-        ),
-        pageSize: positiveInt("Items per page of the gateway's merged lists.", 500),
-      },
-    },
+    limits: LIMITS_CONFIG_SCHEMA,
     listDeadline: duration('How long a list fan-out waits for slow upstreams before answering without them.', '5s'),
     sessions: {
       description: 'Legacy-era (2025-11-25) sessions, sealed inside Mcp-Session-Id.',
@@ -277,15 +251,7 @@ export interface RawConfig {
   allowedOrigins?: string[];
   allowedHosts?: string[];
   admin?: { host?: string; port?: number };
-  limits?: {
-    maxBodyBytes?: number;
-    maxHeaderBytes?: number;
-    maxHeaderCount?: number;
-    bodyTimeout?: RawDuration;
-    maxJsonDepth?: number;
-    maxUpstreamAnswerBytes?: number;
-    pageSize?: number;
-  };
+  limits?: RawLimitsConfig;
   listDeadline?: RawDuration;
   sessions?: { secret?: string; idleTimeout?: RawDuration };
   identity?: unknown;
