@@ -1,6 +1,6 @@
 // Every configured limit is documented and counted: each key under `limits` in the config
 // schema (but pageSize, which paginates rather than bounds) has a row in README's Limits
-// table and a `gatehouse_limit_hits_total{limit}` series that reads 0 from the start and
+// table (as `limits.<key>`) and a `gatehouse_limit_hits_total{limit}` series that reads 0 from the start and
 // counts each refusal. A new limit that skips either fails here. Real gateway, real HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,8 +40,9 @@ async function hits(): Promise<Record<string, number>> {
 describe('the configured limits', () => {
   it('each have a row in the README Limits table', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('### Limits'), readme.indexOf('\n## ', readme.indexOf('### Limits')));
-    const rows = [...table.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((m) => m[1]);
+    const start = readme.indexOf('\n## Limits\n');
+    const table = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const rows = [...table.matchAll(/^\| `limits\.([A-Za-z]+)` \|/gm)].map((m) => m[1]);
     expect(rows).toEqual(expect.arrayContaining(LIMIT_KEYS));
   });
 
