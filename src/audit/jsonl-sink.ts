@@ -189,15 +189,11 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     void this.#flush().catch(this.#flushFailed);
   };
 
-  /** #flushNow reports write errors as results; what it throws is a bug, and the records it
-   * held fail as a failed write fails them, rather than wait for ever. */
+  /** #flushNow reports write errors as results; what it throws is a bug, and the records it held fail as a failed write fails them. */
   #flushFailed = (e: unknown): void => {
-    const error = e instanceof Error ? e : new Error(String(e));
-    this.#logger.error('audit: writing a batch failed', { error });
-    this.#enterFailure('write_failed', error);
-    const held = this.#inFlight;
-    this.#inFlight = [];
-    this.#failAll([...held, ...this.#queue.splice(0)]);
+    this.#logger.error('audit: writing a batch failed', { error: e as Error });
+    this.#enterFailure('write_failed', e instanceof Error ? e : new Error(String(e)));
+    this.#failAll([...this.#inFlight.splice(0), ...this.#queue.splice(0)]);
   };
 
   #flush(): Promise<void> {
@@ -259,12 +255,8 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
 
   #scheduleProbe(): void {
     if (this.#closed !== undefined) return;
-    this.#probeTimer = setTimeout(() => {
-      void this.#probe().catch((e: unknown) => {
-        this.#logger.error('audit: probing the disk failed', { error: e as Error });
-        this.#scheduleProbe();
-      });
-    }, this.#config.retryIntervalMs);
+    const retry = (e: unknown): void => { this.#logger.error('audit: probing the disk failed', { error: e as Error }); this.#scheduleProbe(); };
+    this.#probeTimer = setTimeout(() => void this.#probe().catch(retry), this.#config.retryIntervalMs);
     // A failing audit disk must not keep a process alive that is otherwise done.
     this.#probeTimer.unref();
   }

@@ -103,7 +103,6 @@ export class Catalog {
   onDeepItems(listener: (count: number) => void): void {
     this.cache.onDeepItems = listener;
   }
-
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);

@@ -196,3 +196,12 @@ describe('CONFIG_SCHEMA', () => {
     ]);
   });
 });
+
+describe('stdio upstreams', () => {
+  it('rejects a NUL character in an argument or environment value, which no process can be given', () => {
+    expect(errorLines('upstreams:\n  - name: a\n    command: node\n    args: ["ok", "bad\\0arg"]\n    env: { X: "v\\0" }\n')).toEqual([
+      'gatehouse.yaml:4:18 /upstreams/0/args/1: expected text without NUL characters (a process cannot be given them), got "bad\\u0000arg"',
+      'gatehouse.yaml:5:15 /upstreams/0/env/X: expected text without NUL characters (a process cannot be given them), got "v\\u0000"',
+    ]);
+  });
+});

@@ -193,12 +193,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.reprobeTimer = setTimeout(() => {
       this.reprobeTimer = undefined;
       if (this.closed || this.era) return;
-      void this.ready().then(
-        (r) => {
-          if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
-        },
-        (e: unknown) => this.logger.error('upstream probe failed', { error: (e as Error).message }),
-      );
+      void this.ready().then((r) => {
+        if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
+      }, this.bestEffort);
     }, delay);
     this.reprobeTimer.unref();
   }
@@ -221,7 +218,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       .finally(() => {
         this.checking = false;
       })
-      .catch((e: unknown) => this.logger.error('upstream check failed', { error: (e as Error).message }));
+      .catch(this.bestEffort);
   }
 
   private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
@@ -287,9 +284,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     }
   }
 
-  /** Lines sent for the upstream's sake (answers to its requests, cancellations): nobody waits
-   * on them, and one that fails is only worth a log line. */
-  private readonly bestEffort = (e: unknown): void => this.logger.warn('upstream message not sent', { error: (e as Error).message });
+  /** What nobody waits on (probes, checks, answers to the upstream's requests, cancellations) reports errors as values; a rejection is a bug, logged. */
+  private readonly bestEffort = (e: unknown): void => this.logger.warn('upstream background request failed', { error: (e as Error).message });
 
   /** Legacy upstreams may start requests on a POST stream; the gateway declared no client
    * capabilities, so only `ping` gets an answer and anything else a method-not-found. */
