@@ -159,7 +159,8 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
       if (call.params.cursor !== undefined) return { reply: err({ kind: 'invalid_params', message: 'Invalid cursor: in tool search mode tools/list has a single page' }), record: {} };
       const { view, entry, merged, filter } = await viewOf(call);
       // The index is built after this answer has gone, once per list version.
-      if (!entry.index) setImmediate(() => void indexOf(entry));
+      // A failed build is the next search's to report; here it is only logged.
+      if (!entry.index) setImmediate(() => void indexOf(entry).catch((e: unknown) => logger.warn('tool search index not built', { error: (e as Error).message })));
       return { reply: ok({ tools: view.list, ttlMs: merged.ttlMs, cacheScope: filter ? 'private' : merged.cacheScope }), record: {} };
     },
     call(call, runTool) {
