@@ -22,8 +22,8 @@
 // that missed its deadline but landed later takes off it: loss-ledger.ts.
 import type { Logger } from '../telemetry/logger.ts';
 import type { AuditConfig } from './audit-config.ts';
-import { lockAuditDir, type AuditDirLock } from './audit-dir-lock.ts';
-import { AuditFileWriter, type AppendResult } from './audit-file-writer.ts';
+import type { AuditDirLock } from './audit-dir-lock.ts';
+import type { AuditFileWriter, AppendResult } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
 import { AuditUnavailableError, gapEvent, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
 import { LossLedger, type LateWrite } from './loss-ledger.ts';
@@ -50,19 +50,6 @@ interface Pending {
   at: number;
   resolve(): void;
   reject(error: Error): void;
-}
-
-/** Takes the directory's lock (audit-dir-lock.ts: one gateway per audit directory), resumes
- * the chain in config.dir and returns a sink ready to record; closing it releases the lock. */
-export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps): Promise<JsonlAuditSink> {
-  const logger = deps.logger.child({ component: 'audit' });
-  const lock = await lockAuditDir(config.dir, { logger });
-  const options = { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles, ...(deps.now === undefined ? {} : { now: deps.now }) };
-  const writer = await AuditFileWriter.open(options, logger).catch(async (e: unknown) => {
-    await lock.release();
-    throw e;
-  });
-  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now, lock);
 }
 
 export class JsonlAuditSink implements MeasuredAuditTrail {

@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RequestAuditRecord } from '../../src/audit/audit-record.ts';
-import { openJsonlSink, type JsonlSinkConfig } from '../../src/audit/jsonl-sink.ts';
+import { openJsonlSink } from '../../src/audit/audit-trail.ts';
+import type { JsonlSinkConfig } from '../../src/audit/jsonl-sink.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 
 export function requestRecord(i: number, overrides: Partial<RequestAuditRecord> = {}): RequestAuditRecord {
