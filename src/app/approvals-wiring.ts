@@ -24,6 +24,7 @@ const SINGLE_REPLICA_DEFAULTS: ApprovalsConfig = {
   keys: [],
   timeoutMs: 5 * 60_000,
   maxPending: APPROVALS_DEFAULTS.maxPending,
+  maxPendingPerPrincipal: APPROVALS_DEFAULTS.maxPendingPerPrincipal,
   store: { kind: 'memory' },
   publicUrl: undefined,
   webhook: undefined,

@@ -30,10 +30,15 @@ import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { compose } from '../http/compose.ts';
 import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
 import { Notifier } from '../transport/notifier.ts';
+import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import { AnswerBudget } from '../limits/answer-budget.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
 import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+
+/** A full stream cap frees up as clients leave: a short wait is worth a try. */
+const STREAM_RETRY_AFTER_MS = 5_000;
 
 export interface RunningGateway {
   url: string;
@@ -55,8 +60,9 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
   return /^[0-9a-fA-F]{64}$/.test(secret) ? Buffer.from(secret, 'hex') : Buffer.from(secret, 'base64');
 }
 
-export function createUpstreams(config: GatewayConfig, logger: Logger): Upstream[] {
-  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger) : new HttpUpstream(u, logger)));
+/** `budget`: the memory budget of HTTP answers in flight (limits.maxInflightAnswerBytes). */
+export function createUpstreams(config: GatewayConfig, logger: Logger, budget?: AnswerBudget): Upstream[] {
+  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget)));
 }
 
 export interface GatewayOptions {
@@ -70,9 +76,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const secret = decodeSecret(config.sessions.secret);
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
-  const upstreams = createUpstreams(config, logger);
+  const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
+  const upstreams = createUpstreams(config, logger, answerBudget);
   const catalog = new Catalog(config, upstreams, logger, cursorSecret);
-  const notifier = new Notifier();
+  const { limits } = config;
+  const gates = new Map(
+    config.upstreams.map((u) => [u.name, new ConcurrencyGate(u.name, { ...u.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })]),
+  );
+  const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const audit = await openAuditTrail(config.audit, { logger });
   // Notable events go to the trail too; a refused event write is logged, never thrown.
@@ -98,6 +109,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     processMetrics: config.metrics.processMetrics,
     pendingApprovals: () => pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name),
+    capacity: { catalog: () => catalog.stats(), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
@@ -122,7 +134,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   }
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
-  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs);
+  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
     : async () => ok(ANONYMOUS_PRINCIPAL);
@@ -139,14 +151,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   catalog.onDeepItems((count) => {
     for (let i = 0; i < count; i++) metrics.recordLimitHit('maxJsonDepth');
   });
+  catalog.onCacheEvict(() => metrics.recordLimitHit('catalogCacheBytes'));
+  notifier.onStream(({ event: name, detail }) => {
+    event(name, detail);
+    if (detail.reason === 'lifetime') metrics.recordLimitHit('streamMaxLifetime');
+  });
   const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, ...(opts.now ? { now: opts.now } : {}) });
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, gates, ...(opts.now ? { now: opts.now } : {}) });
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
   const drainState = new DrainState();
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, extraRoutes: [approvals.routes], drain: drainState });
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, failingLists: () => catalog.failingLists(), extraRoutes: [approvals.routes], drain: drainState });
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -210,6 +227,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     notifier,
     ...(admin === undefined ? {} : { adminUrl: admin.url }),
     async close() {
+      // Streams first, so that their ends are recorded before the audit trail closes.
+      notifier.closeAll();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       await Promise.all([closed, closeAdmin()]);

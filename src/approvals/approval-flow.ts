@@ -37,6 +37,9 @@ export interface ApprovalDeps {
   event?: (name: 'approval_requested' | 'approval_decided', detail: JsonObject) => void;
 }
 
+/** Pending approvals are decided by people: minutes, not seconds. */
+const APPROVAL_RETRY_AFTER_MS = 30_000;
+
 export type FlowStep = { kind: 'forward'; params: JsonObject } | { kind: 'reply'; result: JsonObject };
 
 /** What the approval decided, and the record of it (channel, decision, who, id, time waited). */
@@ -138,6 +141,14 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
   );
   const waitedMs = performance.now() - waitStarted;
   const approval: ApprovalRecord = { channel, decision: outcome.decision, ...(createdId ? { id: createdId } : {}), ...(outcome.by ? { by: outcome.by } : {}) };
+  // Nobody was asked: the queue was full. Not a decline, a refusal the caller may retry.
+  if (outcome.limit) {
+    return {
+      step: err({ kind: 'over_capacity', limit: outcome.limit, message: `No approval could be requested for ${t.name}: ${outcome.reason ?? 'too many pending approvals'}; nothing was run. Try again later.`, retryAfterMs: APPROVAL_RETRY_AFTER_MS }),
+      approval,
+      waitedMs,
+    };
+  }
   switch (outcome.decision) {
     case 'approved':
       return { step: ok({ kind: 'forward', params: call.params }), approval, waitedMs };

@@ -167,6 +167,40 @@ describe('approval service', () => {
     await first.outcome;
   });
 
+  it('keeps one principal within maxPendingPerPrincipal, so others can still be asked', async () => {
+    const { service, events } = setup({ config: approvalsConfig({ maxPending: 10, maxPendingPerPrincipal: 2 }) });
+    const bob = (n: number) => approvalDraft({ channel: 'console', principal: { subject: 'bob', authContext: 'key:bob', groups: [] }, argumentsDigest: `d${n}` });
+    const first = start(service, bob(1));
+    const second = start(service, bob(2));
+    const [a] = await Promise.all([first.created, second.created]);
+    const refused = await service.request(bob(3), { signal: new AbortController().signal });
+    expect(refused).toMatchObject({ decision: 'denied', limit: 'maxPendingPerPrincipal', reason: expect.stringContaining('approvals.maxPendingPerPrincipal') });
+    // Dave's first request is still asked for.
+    const dave = start(service, approvalDraft({ channel: 'console', principal: { subject: 'dave', authContext: 'key:dave', groups: [] } }));
+    const d = await dave.created;
+    expect(events.filter((e) => e.event === 'approval_requested').map((e) => e.detail.subject)).toEqual(['bob', 'bob', 'dave']);
+    // A decided approval frees its place.
+    await service.decide(a.id, 'denied', 'carol', 'console');
+    await first.outcome;
+    const again = start(service, bob(4));
+    await again.created;
+    for (const { created, outcome } of [second, dave, again]) {
+      await service.decide((await created).id, 'denied', 'carol', 'console');
+      await outcome;
+    }
+    expect(d.principal.subject).toBe('dave');
+  });
+
+  it('says which cap refused a request: everyone\'s maxPending before a principal\'s own share', async () => {
+    const { service } = setup({ config: approvalsConfig({ maxPending: 1, maxPendingPerPrincipal: 1 }) });
+    const first = start(service);
+    const { id } = await first.created;
+    const other = approvalDraft({ channel: 'console', principal: { subject: 'erin', authContext: 'key:erin', groups: [] } });
+    expect(await service.request(other, { signal: new AbortController().signal })).toMatchObject({ decision: 'denied', limit: 'maxPending' });
+    await service.decide(id, 'denied', 'carol', 'console');
+    await first.outcome;
+  });
+
   it('fails closed when the store is down, and logs it', async () => {
     const broken: ApprovalStore = { ...createMemoryApprovalStore(), countPending: () => Promise.reject(new Error('ECONNREFUSED')) };
     const { service, lines } = setup({ store: broken });

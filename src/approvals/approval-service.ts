@@ -212,6 +212,17 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       );
     });
 
+  /** Which cap a new pending approval of this principal would break: everyone's
+   * (maxPending), or its own share (maxPendingPerPrincipal), so one caller cannot fill the
+   * queue and have everyone else refused. */
+  const capacityRefusal = async (authContext: string): Promise<{ limit: 'maxPending' | 'maxPendingPerPrincipal'; reason: string } | undefined> => {
+    if ((await store.countPending()) >= config.maxPending) return { limit: 'maxPending', reason: `too many pending approvals (approvals.maxPending: at most ${config.maxPending})` };
+    if (config.maxPendingPerPrincipal >= config.maxPending) return undefined;
+    const own = (await store.listPending()).filter((r) => r.principal.authContext === authContext).length;
+    if (own >= config.maxPendingPerPrincipal) return { limit: 'maxPendingPerPrincipal', reason: `this principal has ${own} approvals pending (approvals.maxPendingPerPrincipal: at most ${config.maxPendingPerPrincipal})` };
+    return undefined;
+  };
+
   return {
     async request(draft, opts) {
       const channel = draft.channel;
@@ -220,9 +231,10 @@ export function createApprovalService(deps: ApprovalServiceDeps): ApprovalServic
       const createdAt = now();
       const request: ApprovalRequest = { ...draft, id: newApprovalId(), createdAt, expiresAt: createdAt + (opts.timeoutMs ?? config.timeoutMs) };
       try {
-        if ((await store.countPending()) >= config.maxPending) {
-          log.warn('too many pending approvals', { maxPending: config.maxPending });
-          return closed(channel, 'denied', `too many pending approvals (at most ${config.maxPending})`);
+        const full = await capacityRefusal(draft.principal.authContext);
+        if (full) {
+          log.warn('too many pending approvals', { limit: full.limit, subject: draft.principal.subject, maxPending: config.maxPending, maxPendingPerPrincipal: config.maxPendingPerPrincipal });
+          return { ...closed(channel, 'denied', full.reason), limit: full.limit };
         }
         await store.create(request);
       } catch (e) {

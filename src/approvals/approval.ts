@@ -40,4 +40,7 @@ export interface ApprovalOutcome {
   channel: ApprovalChannel;
   at: number;
   reason?: string;
+  /** Set when no approval was requested because a cap was full (approvals.maxPending or
+   * maxPendingPerPrincipal): the decision is `denied` (fail closed), the caller may retry. */
+  limit?: 'maxPending' | 'maxPendingPerPrincipal';
 }

@@ -31,6 +31,12 @@ export const APPROVALS_CONFIG_SCHEMA = {
       minimum: 1,
       default: 1000,
     },
+    maxPendingPerPrincipal: {
+      description: 'Pending approvals of one principal at most, so that one caller cannot fill maxPending for everyone; a call beyond it is refused at once (503, Retry-After). Default 20.',
+      type: 'integer',
+      minimum: 1,
+      default: 20,
+    },
     store: {
       description: 'Where pending approvals live: `memory` (one replica) or `redis` (shared, so any replica can take the decision). Default memory.',
       enum: [...APPROVAL_STORES],
@@ -106,6 +112,7 @@ export interface RawApprovalsConfig {
   keys: string[];
   timeout?: RawDuration;
   maxPending?: number;
+  maxPendingPerPrincipal?: number;
   store?: ApprovalStoreKind;
   redisUrl?: string;
   prefix?: string;

@@ -14,6 +14,7 @@ describe('normalizeApprovalsConfig', () => {
       keys: [HEX_KEY],
       timeoutMs: 300_000,
       maxPending: 1000,
+      maxPendingPerPrincipal: 20,
       store: { kind: 'memory' },
       publicUrl: undefined,
       webhook: undefined,
@@ -48,6 +49,7 @@ describe('normalizeApprovalsConfig', () => {
         keys: [HEX_KEY],
         timeout: '30s',
         maxPending: 5,
+        maxPendingPerPrincipal: 2,
         store: 'redis',
         redisUrl: 'redis://127.0.0.1:6379/2',
         publicUrl: 'https://gw.example.com/',
@@ -59,6 +61,7 @@ describe('normalizeApprovalsConfig', () => {
     expect(r.ok && r.value).toMatchObject({
       timeoutMs: 30_000,
       maxPending: 5,
+      maxPendingPerPrincipal: 2,
       store: { kind: 'redis', redisUrl: 'redis://127.0.0.1:6379/2', prefix: 'gatehouse:approvals:' },
       publicUrl: 'https://gw.example.com',
       webhook: { url: 'https://approve.example.com/hook', secret: SECRET, timeoutMs: 2000, retries: 1, redact: true },

@@ -32,6 +32,7 @@ export interface ApprovalsConfig {
   keys: readonly string[];
   timeoutMs: number;
   maxPending: number;
+  maxPendingPerPrincipal: number;
   store: { kind: 'memory' } | { kind: 'redis'; redisUrl: string; prefix: string };
   /** Without a trailing slash; undefined when not configured (then no webhook). */
   publicUrl: string | undefined;
@@ -48,6 +49,7 @@ export interface ApprovalsIssue {
 export const APPROVALS_DEFAULTS = {
   timeout: '5m',
   maxPending: 1000,
+  maxPendingPerPrincipal: 20,
   prefix: 'gatehouse:approvals:',
   webhookTimeout: '10s',
   webhookRetries: 2,
@@ -137,6 +139,7 @@ export function normalizeApprovalsConfig(raw: unknown, _baseDir: string): Result
     keys,
     timeoutMs: ms(r.timeout, APPROVALS_DEFAULTS.timeout, '/timeout'),
     maxPending: r.maxPending ?? APPROVALS_DEFAULTS.maxPending,
+    maxPendingPerPrincipal: r.maxPendingPerPrincipal ?? APPROVALS_DEFAULTS.maxPendingPerPrincipal,
     store,
     publicUrl,
     webhook,

@@ -53,6 +53,10 @@ export interface EventAuditRecord {
     | 'tool_quarantined'
     | 'approval_requested'
     | 'approval_decided'
+    /** A notification stream (subscriptions/listen or a legacy GET stream) opened or ended;
+     * `detail` names the stream, its principal and, when it ended, why and after how long. */
+    | 'stream_opened'
+    | 'stream_closed'
     /** Written by the sink itself, first thing after a period in which records were dropped
      * (fail open) or refused (fail closed): `detail` has reason, error, since, until,
      * dropped, rejected. The chain stays intact; this says where the trail is incomplete. */

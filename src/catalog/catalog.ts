@@ -10,43 +10,29 @@ import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
-import { LRUCache } from 'lru-cache';
-import { mergeLists, type CacheScope, type ItemOrigin, type MergedList } from './merge.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import type { CacheScope, ItemOrigin } from './merge.ts';
 import { type ListKind } from '../protocol/list-kinds.ts';
 import { PartCache, type Part } from './part-cache.ts';
 import { LIST_METHODS } from '../protocol/list-kinds.ts';
 import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
+import { buildMergedView, viewKey, type MergedView, type MissingPart } from './merged-view.ts';
+import { ViewCache, type CatalogCacheName } from './view-cache.ts';
+import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
+import { ListCircuit, type OpenList } from './list-circuit.ts';
+import { partWithin, type PartWithinDeps } from './part-within.ts';
+
+export type { MergedView } from './merged-view.ts';
+export type { ListFilter } from './filtered-views.ts';
+export type { CatalogCacheName } from './view-cache.ts';
+export type { OpenList } from './list-circuit.ts';
+export { describeError } from './part-within.ts';
 
 /** How often an unknown name may make the catalog re-fetch every upstream's list. MCP 2026-07-28, server/utilities/caching
  * allows re-fetching early on an unexpected unknown name; unbounded, every unknown (or, with
  * policy, denied) name a client sends would cost one list request to every upstream. */
 export const MISS_REFRESH_INTERVAL_MS = 5_000;
-
-export interface MergedView extends MergedList {
-  version: string;
-  /** Header params of each exposed tool name (tools only). */
-  headerParams: Map<string, readonly HeaderParam[]>;
-  /** Upstreams whose part is missing from this view, with why. */
-  missing: { upstream: string; reason: string }[];
-  /** Tools and prompts by exposed name (empty for resources). */
-  byName: ReadonlyMap<string, JsonObject>;
-  /** Generation of each part the view was built from. */
-  generations: ReadonlyMap<string, number>;
-}
-
-/** Which items one caller sees: `key` names the filter's inputs (policy version, principal),
- * so equal keys share the filtered result. */
-export interface ListFilter {
-  key: string;
-  keep(item: JsonObject, origin: ItemOrigin): boolean;
-}
-
-/** Merged views kept per (list kind, authorization context). */
-const MAX_VIEWS = 2000;
-
-const KEY_FIELD: Readonly<Record<ListKind, string>> = { tools: 'name', prompts: 'name', resources: 'uri', resourceTemplates: 'uriTemplate' };
 
 export interface ListPage {
   items: JsonObject[];
@@ -62,14 +48,26 @@ export interface Resolved {
   headerParams: readonly HeaderParam[];
 }
 
+/** What the caches hold and have done (metrics, tests). */
+export interface CatalogStats {
+  merges: number;
+  filterPasses: number;
+  /** Bytes charged to each per-caller budget. */
+  bytes: Record<CatalogCacheName, number>;
+}
+
 export class Catalog {
   private readonly cache: PartCache;
   private readonly byName: Map<string, Upstream>;
-  // Keyed per authorization context: bounded, so many callers cannot grow them without end.
-  private readonly memo = new LRUCache<string, { gens: string; view: MergedView }>({ max: MAX_VIEWS });
-  private readonly lastView = new LRUCache<string, MergedView>({ max: MAX_VIEWS });
-  private lookupListener: ((kind: ListKind, hit: boolean) => void) | undefined;
-  private readonly filteredCache = new LRUCache<string, { items: JsonObject[]; version: string }>({ max: 2000 });
+  // Everything kept per caller is bounded by bytes (limits.catalogCacheBytes): half for private
+  // upstream lists, a quarter for the merged views built from them (their own copies and
+  // maps), an eighth each for filtered views and the caller -> view pointers. Public parts and
+  // the views built only from them are shared by every caller and not charged.
+  private readonly views: ViewCache;
+  private readonly filters: FilteredViews;
+  private readonly circuit: ListCircuit;
+  private readonly parts: PartWithinDeps;
+  private evictListener: ((cache: CatalogCacheName) => void) | undefined;
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
@@ -82,7 +80,23 @@ export class Catalog {
     private readonly now: () => number = Date.now,
   ) {
     this.warnings = new WarnOnce(logger);
-    this.cache = new PartCache(logger, this.warnings, now);
+    const budget = config.limits.catalogCacheBytes;
+    const evicted = (cache: CatalogCacheName): void => this.evictListener?.(cache);
+    this.views = new ViewCache({ maxPrivateBytes: Math.floor(budget / 4), maxPointerBytes: Math.floor(budget / 8), onEvict: evicted });
+    this.circuit = new ListCircuit(config.listRetry, now);
+    this.cache = new PartCache(logger, this.warnings, now, {
+      maxPrivateBytes: Math.floor(budget / 2),
+      onRetire: (part, wasEvicted) => {
+        if (wasEvicted) evicted('lists');
+        this.views.retire(part.generation);
+      },
+      onFetch: (upstream, kind, answered) => {
+        if (!answered) return this.circuit.failed(upstream, kind);
+        if (this.circuit.answered(upstream, kind)) logger.info('upstream answers lists again', { upstream, kind });
+      },
+    });
+    this.parts = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
+    this.filters = new FilteredViews(Math.floor(budget / 8), () => evicted('filtered'));
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
     for (const u of upstreams) {
       u.onEvent((ev) => {
@@ -96,7 +110,17 @@ export class Catalog {
 
   /** Told of every per-upstream list lookup: answered from the cache or not (metrics). */
   onCacheLookup(listener: (kind: ListKind, hit: boolean) => void): void {
-    this.lookupListener = listener;
+    this.parts.onLookup = listener;
+  }
+
+  /** Upstream lists left out of merged lists since they missed the list deadline (/readyz). */
+  failingLists(): OpenList[] {
+    return this.circuit.list();
+  }
+
+  /** Told of every entry dropped to keep a per-caller cache within its byte budget (metrics). */
+  onCacheEvict(listener: (cache: CatalogCacheName) => void): void {
+    this.evictListener = listener;
   }
 
   /** Told of every upstream list item left out as nested deeper than limits.maxJsonDepth (metrics). */
@@ -106,6 +130,11 @@ export class Catalog {
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);
+  }
+
+  stats(): CatalogStats {
+    const { merged, callers } = this.views.bytes();
+    return { merges: this.views.merges, filterPasses: this.filters.passes, bytes: { lists: this.cache.privateBytes(), merged, filtered: this.filters.bytes(), callers } };
   }
 
   private changed(kind: ListKind): void {
@@ -118,36 +147,29 @@ export class Catalog {
     return !ident || isJsonObject(ident.capabilities[LIST_METHODS[kind].capability]);
   }
 
+  /** The merged view this caller is served now, with its remaining freshness. */
   async view(kind: ListKind, authContext: string): Promise<MergedView> {
-    const missing: { upstream: string; reason: string }[] = [];
-    const parts = await Promise.all(this.upstreams.map((u) => this.partWithin(u, kind, authContext, missing)));
+    const { view, ttlMs } = await this.current(kind, authContext);
+    return { ...view, ttlMs };
+  }
+
+  private async current(kind: ListKind, authContext: string): Promise<{ view: MergedView; ttlMs: number }> {
+    const missing: MissingPart[] = [];
+    const parts = await Promise.all(this.upstreams.map((u) => (this.offers(u, kind) ? partWithin(this.parts, u, kind, authContext, missing) : undefined)));
     const present = parts.filter((p): p is Part => p !== undefined);
-    const gens = present.map((p) => `${p.upstream}:${p.generation}`).join(',');
-    const memoKey = `${kind}\u0000${authContext}`;
-    const memo = this.memo.get(memoKey);
-    if (memo && memo.gens === gens && missing.length === 0) return { ...memo.view, ttlMs: this.ttl(present) };
-    const merged = mergeLists(
-      kind,
-      present.map((p) => ({ upstream: p.upstream, prefix: this.byName.get(p.upstream)!.config.prefix, items: p.items, ttlMs: p.ttlMs, cacheScope: p.cacheScope })),
-      { separator: this.config.separator, maxNameLength: this.config.maxNameLength },
-    );
-    const scope = `${kind}\u0000${authContext}`;
-    this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', merged.renames.map((r) => ({ ...r, kind })));
-    this.warnings.report(`skipped\u0000${scope}`, 'list item without a usable key left out', merged.skipped.map((s) => ({ ...s, kind })));
-    const headerParams = new Map<string, readonly HeaderParam[]>();
-    if (kind === 'tools') {
-      for (const [exposed, origin] of merged.index) {
-        const hp = present.find((p) => p.upstream === origin.upstream)?.headerParams?.get(origin.original);
-        if (hp) headerParams.set(exposed, hp);
-      }
+    missing.sort((a, b) => (a.upstream < b.upstream ? -1 : a.upstream > b.upstream ? 1 : 0));
+    const key = viewKey(kind, present, missing);
+    let view = this.views.get(key);
+    if (!view) {
+      view = buildMergedView(kind, present, missing, (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength });
+      // Logged once per condition: per caller only where the list is the caller's own.
+      const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
+      this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
+      this.warnings.report(`skipped\u0000${scope}`, 'list item without a usable key left out', view.skipped.map((s) => ({ ...s, kind })));
+      this.views.add(key, view);
     }
-    const byName = new Map<string, JsonObject>();
-    if (kind === 'tools' || kind === 'prompts') for (const item of merged.items) byName.set(item.name as string, item);
-    const generations = new Map(present.map((p) => [p.upstream, p.generation]));
-    const view: MergedView = { ...merged, ttlMs: this.ttl(present), version: listVersion(merged.items), headerParams, missing, byName, generations };
-    if (missing.length === 0) this.memo.set(memoKey, { gens, view });
-    this.lastView.set(memoKey, view);
-    return view;
+    this.views.remember(kind, authContext, key);
+    return { view, ttlMs: this.ttl(present) };
   }
 
   /** Remaining freshness of the merged list: the minimum over its parts (README, Protocol eras: bridging). */
@@ -156,36 +178,12 @@ export class Catalog {
     return parts.reduce((min, p) => Math.min(min, Math.max(0, p.fetchedAt + p.ttlMs - t)), parts.length ? Number.POSITIVE_INFINITY : 0);
   }
 
-  private async partWithin(u: Upstream, kind: ListKind, authContext: string, missing: { upstream: string; reason: string }[]): Promise<Part | undefined> {
-    if (!this.offers(u, kind)) return undefined;
-    const fresh = this.cache.fresh(u.name, kind, authContext);
-    this.lookupListener?.(kind, fresh !== undefined);
-    if (fresh) return fresh;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((r) => {
-      timer = setTimeout(() => r('deadline'), this.config.listDeadlineMs);
-    });
-    const res = await Promise.race([this.cache.get(u, kind, authContext), deadline]);
-    clearTimeout(timer);
-    if (res === 'deadline') {
-      const stale = this.cache.lastGood(u.name, kind, authContext);
-      missing.push({ upstream: u.name, reason: `no answer within ${this.config.listDeadlineMs} ms` });
-      this.logger.warn('upstream too slow for list, answering without it', { upstream: u.name, kind, servedStale: !!stale });
-      return stale;
-    }
-    if (!res.ok) {
-      // An upstream that does not implement a list (e.g. -32601) simply contributes nothing.
-      if (res.error.kind === 'upstream_error' && res.error.error.code === -32601) return undefined;
-      missing.push({ upstream: u.name, reason: describeError(res.error) });
-      this.logger.warn('upstream list failed, answering without it', { upstream: u.name, kind, error: describeError(res.error) });
-      return undefined;
-    }
-    return res.value;
-  }
-
   async page(kind: ListKind, authContext: string, cursor: unknown, filter?: ListFilter): Promise<Result<ListPage, GatewayError>> {
-    const view = await this.view(kind, authContext);
-    const { items, version } = filter ? this.filtered(kind, authContext, view, filter) : view;
+    const { view, ttlMs } = await this.current(kind, authContext);
+    // A filter keeps positions into the shared view; without one the view is the list.
+    const kept = filter ? this.filters.of(view, filter) : undefined;
+    const version = kept ? kept.version : view.version;
+    const total = kept ? kept.indices.length : view.items.length;
     let offset = 0;
     if (cursor !== undefined) {
       if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
@@ -194,40 +192,24 @@ export class Catalog {
       if (pos.value.version !== version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
       offset = pos.value.offset;
     }
-    if (offset > items.length) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
-    const { page, nextOffset } = paginate(items, this.config.limits.pageSize, offset);
+    if (offset > total) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
+    const size = this.config.limits.pageSize;
+    const end = offset + size;
     return ok({
-      items: page,
-      ttlMs: view.ttlMs,
+      items: kept ? itemsAt(view, kept.indices, offset, size) : view.items.slice(offset, end),
+      ttlMs,
       // A list filtered per caller is that caller's alone: never shareable (MCP 2026-07-28, server/utilities/caching).
       cacheScope: filter ? 'private' : view.cacheScope,
-      ...(nextOffset !== undefined ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: nextOffset, version }) } : {}),
+      ...(end < total ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: end, version }) } : {}),
     });
-  }
-
-  /** The items a filter keeps, computed once per (list version, filter key) and reused. */
-  private filtered(kind: ListKind, authContext: string, view: MergedView, filter: ListFilter): { items: JsonObject[]; version: string } {
-    const key = `${kind}\u0000${authContext}\u0000${view.version}\u0000${filter.key}`;
-    const hit = this.filteredCache.get(key);
-    if (hit) return hit;
-    const field = KEY_FIELD[kind];
-    const items = view.items.filter((item) => {
-      const origin = view.index.get(item[field] as string);
-      return origin !== undefined && filter.keep(item, origin);
-    });
-    const out = { items, version: listVersion(items) };
-    this.filteredCache.set(key, out);
-    return out;
   }
 
   /** The item behind an exposed name or URI in the current merged view, if any. */
   async item(kind: ListKind, key: string, authContext: string): Promise<{ item: JsonObject; origin: ItemOrigin } | undefined> {
-    const view = this.lastView.get(`${kind}\u0000${authContext}`) ?? (await this.view(kind, authContext));
+    const view = this.views.last(kind, authContext) ?? (await this.current(kind, authContext)).view;
     const origin = view.index.get(key);
-    if (!origin) return undefined;
-    const field = KEY_FIELD[kind];
-    const item = view.byName.get(key) ?? view.items.find((i) => i[field] === key);
-    return item ? { item, origin } : undefined;
+    const item = origin && view.byName.get(key);
+    return origin && item ? { item, origin } : undefined;
   }
 
   /** Exposed tool/prompt name -> upstream. Refreshes on a miss, at most once per
@@ -238,7 +220,7 @@ export class Catalog {
   }
 
   private async resolveFetching(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    const found = this.target(await this.view(kind, authContext), exposed);
+    const found = this.target((await this.current(kind, authContext)).view, exposed);
     if (found) return found;
     const t = this.now();
     if (t - (this.lastMissRefresh.get(kind) ?? Number.NEGATIVE_INFINITY) < MISS_REFRESH_INTERVAL_MS) return undefined;
@@ -249,16 +231,17 @@ export class Catalog {
 
   /** Hot path: the last merged view names this tool and its owner's part is the one the view
    * was built from (no list_changed since). A slow or dead *other* upstream must not hold up
-   * a call to a healthy one; an upstream that sends ttlMs 0 must not cost a list per call. */
+   * a call to a healthy one; an upstream that sends ttlMs 0 must not cost a list per call.
+   * Map lookups only: nothing here grows with the size of the catalog. */
   private routable(kind: 'tools' | 'prompts', exposed: string, authContext: string): Resolved | undefined {
-    const last = this.lastView.get(`${kind}\u0000${authContext}`);
+    const last = this.views.last(kind, authContext);
     const known = last?.index.get(exposed);
     const current = last && known && this.cache.routable(known.upstream, kind, authContext)?.generation === last.generations.get(known.upstream);
     return current ? this.target(last, exposed) : undefined;
   }
 
   private async lookup(kind: 'tools' | 'prompts', exposed: string, authContext: string): Promise<Resolved | undefined> {
-    return this.routable(kind, exposed, authContext) ?? this.target(await this.view(kind, authContext), exposed);
+    return this.routable(kind, exposed, authContext) ?? this.target((await this.current(kind, authContext)).view, exposed);
   }
 
   private target(view: MergedView, exposed: string): Resolved | undefined {
@@ -271,15 +254,14 @@ export class Catalog {
   /** The route of a uri (resource-routing.ts): undefined when no list or template accounts
    * for it, an error string when the uri itself is refused. */
   async routeResource(uri: string, authContext: string): Promise<Result<ExposedRoute | undefined, string>> {
-    const [resources, templates] = await Promise.all([this.view('resources', authContext), this.view('resourceTemplates', authContext)]);
+    const [resources, templates] = await Promise.all([this.current('resources', authContext), this.current('resourceTemplates', authContext)]);
     const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);
-    return routeResourceUri(uri, resourceDirectory(resources.index, templates.index, withResources));
+    return routeResourceUri(uri, resourceDirectory(resources.view.index, templates.view.index, withResources));
   }
 
   /** Whether some caller's current merged list exposes this name (bounds metric labels). */
   exposes(kind: 'tools' | 'prompts', name: string): boolean {
-    for (const [key, view] of this.lastView) if (key.startsWith(`${kind}\u0000`) && view.index.has(name)) return true;
-    return false;
+    return this.views.exposes(kind, name);
   }
 
   /** Drops one upstream's cached list, e.g. after it rejected our Mcp-Param-* headers. */
@@ -289,18 +271,5 @@ export class Catalog {
 
   upstream(name: string): Upstream | undefined {
     return this.byName.get(name);
-  }
-}
-
-export function describeError(e: GatewayError): string {
-  switch (e.kind) {
-    case 'upstream_unavailable':
-      return e.reason;
-    case 'upstream_timeout':
-      return `timed out after ${e.timeoutMs} ms`;
-    case 'upstream_error':
-      return `${e.error.code} ${e.error.message}`;
-    default:
-      return e.kind;
   }
 }

@@ -2,6 +2,8 @@
 // cacheScope honoured (MCP 2026-07-28, server/utilities/caching), concurrent fetches shared, and the last good copy
 // served for a while when a refresh fails (MCP 2026-07-28, server/utilities/caching: stale data MAY be served when a re-fetch
 // fails). `private` parts are keyed by the caller's authorization context, never shared.
+// Public parts (one per upstream and list kind, whoever asked) are held as long as they are
+// current; private ones, of which there may be one per caller, share a byte budget.
 import { LRUCache } from 'lru-cache';
 import type { HeaderParam } from '../headers/annotations.ts';
 import type { GatewayError } from '../protocol/errors.ts';
@@ -14,6 +16,7 @@ import type { CacheScope } from './merge.ts';
 import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { dropDeepItems } from './deep-items.ts';
 import { filterTools } from './tool-filter.ts';
+import { jsonBytes } from './json-bytes.ts';
 import type { WarnOnce } from './warn-once.ts';
 
 export interface Part {
@@ -27,9 +30,12 @@ export interface Part {
   /** Set by list_changed (or a header rejection): the upstream said this copy is wrong. */
   invalidated?: boolean;
   headerParams?: Map<string, readonly HeaderParam[]>;
+  /** Size of the items as JSON text: what the byte budgets count. */
+  bytes: number;
 }
 
-const MAX_PARTS = 20_000;
+/** Budget of the private parts when none is given (tests). */
+export const DEFAULT_PRIVATE_PART_BYTES = 128 * 1024 * 1024;
 
 /** How long past its TTL a part may still stand in for an upstream whose refresh failed. */
 export const STALE_IF_ERROR_MS = 5 * 60_000;
@@ -63,7 +69,7 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
   // First, before anything walks them (deep-items.ts).
   const bounded = dropDeepItems(items, upstream.config.limits.maxJsonDepth);
   if (bounded.dropped.length > 0) onDeepItems?.(bounded.dropped.length);
-  const part: Part = { upstream: upstream.name, items: bounded.items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations };
+  const part: Part = { upstream: upstream.name, items: bounded.items, ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope: scope, fetchedAt: now, generation: ++generations, bytes: 0 };
   if (kind !== 'tools') {
     warnings.report(`deep\u0000${upstream.name}\u0000${kind}`, `item left out of ${method}`, bounded.dropped.map((d) => ({ upstream: upstream.name, item: d.item, reason: d.reason })));
   } else {
@@ -74,12 +80,25 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
     part.items = filtered.tools;
     part.headerParams = filtered.headerParams;
   }
+  part.bytes = jsonBytes(part.items);
   return ok(part);
 }
 
+export interface PartCacheOptions {
+  /** Most bytes (as JSON) of private parts kept; the least recently used go first. */
+  maxPrivateBytes?: number;
+  /** Told when a part leaves the cache: replaced by a newer fetch, or (`evicted`) dropped to
+   * stay within the budget. Views built from it are dropped with it. */
+  onRetire?: (part: Part, evicted: boolean) => void;
+  /** Told of the outcome of every fetch (once per fetch, however many callers wait on it). */
+  onFetch?: (upstream: string, kind: ListKind, answered: boolean) => void;
+}
+
 export class PartCache {
-  // Private parts are per authorization context: bounded; evicting a part only costs a refetch.
-  private readonly parts = new LRUCache<string, Part>({ max: MAX_PARTS });
+  /** Keyed by upstream and kind: as many as the config has upstreams, whoever asks. */
+  private readonly shared = new Map<string, Part>();
+  // Private parts are per authorization context: bounded by bytes; evicting one only costs a refetch.
+  private readonly privateParts: LRUCache<string, Part>;
   private readonly inflight = new Map<string, Promise<Result<Part, GatewayError>>>();
   /** Invalidations per upstream list, so a fetch can tell that a change overtook it. */
   private readonly epochs = new Map<string, number>();
@@ -90,14 +109,29 @@ export class PartCache {
     private readonly logger: Logger,
     private readonly warnings: WarnOnce,
     private readonly now: () => number,
-  ) {}
-
-  private key(upstream: string, kind: ListKind, authContext: string, scope: CacheScope): string {
-    return scope === 'private' ? `${upstream}\u0000${kind}\u0000${authContext}` : `${upstream}\u0000${kind}`;
+    opts: PartCacheOptions = {},
+  ) {
+    const maxSize = opts.maxPrivateBytes ?? DEFAULT_PRIVATE_PART_BYTES;
+    this.retire = opts.onRetire ?? (() => undefined);
+    this.fetched = opts.onFetch ?? (() => undefined);
+    this.privateParts = new LRUCache<string, Part>({
+      maxSize,
+      sizeCalculation: (p) => Math.max(1, p.bytes),
+      dispose: (p, _k, reason) => this.retire(p, reason === 'evict'),
+    });
   }
 
+  private readonly retire: (part: Part, evicted: boolean) => void;
+  private readonly fetched: (upstream: string, kind: ListKind, answered: boolean) => void;
+
   private cached(upstream: string, kind: ListKind, authContext: string): Part | undefined {
-    return this.parts.get(this.key(upstream, kind, authContext, 'public')) ?? this.parts.get(this.key(upstream, kind, authContext, 'private'));
+    const list = `${upstream}\u0000${kind}`;
+    return this.shared.get(list) ?? this.privateParts.get(`${list}\u0000${authContext}`);
+  }
+
+  /** Bytes (as JSON) of the private parts held now. */
+  privateBytes(): number {
+    return this.privateParts.calculatedSize;
   }
 
   /** The freshest usable part, fetching when stale. A failure falls back to a stale copy. */
@@ -112,6 +146,7 @@ export class PartCache {
       const epoch = this.epochs.get(list) ?? 0;
       const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings, this.onDeepItems).then((res) => {
         if (this.inflight.get(flightKey) === started) this.inflight.delete(flightKey);
+        this.fetched(upstream.name, kind, res.ok);
         // A list_changed that arrived while this fetch was under way may describe a newer list
         // than the one it got: hand it to whoever waits, but do not cache it as fresh.
         if (res.ok && (this.epochs.get(list) ?? 0) === epoch) this.store(upstream.name, kind, authContext, res.value);
@@ -132,9 +167,16 @@ export class PartCache {
   /** A fresh part replaces this context's copy and the shared one, never other contexts'
    * private copies: a public part shadows them anyway (cached() looks there first). */
   private store(upstream: string, kind: ListKind, authContext: string, part: Part): void {
-    this.parts.delete(this.key(upstream, kind, authContext, 'public'));
-    this.parts.delete(this.key(upstream, kind, authContext, 'private'));
-    this.parts.set(this.key(upstream, kind, authContext, part.cacheScope), part);
+    const list = `${upstream}\u0000${kind}`;
+    const own = `${list}\u0000${authContext}`;
+    const replaced = this.shared.get(list);
+    if (replaced) {
+      this.shared.delete(list);
+      this.retire(replaced, false);
+    }
+    this.privateParts.delete(own);
+    if (part.cacheScope === 'public') this.shared.set(list, part);
+    else this.privateParts.set(own, part);
   }
 
   /** The cached part, fresh or not, unless the upstream said it changed. Routing a call by
@@ -163,11 +205,12 @@ export class PartCache {
     const list = `${upstream}\u0000${kind}`;
     this.epochs.set(list, (this.epochs.get(list) ?? 0) + 1);
     for (const k of this.inflight.keys()) if (k.startsWith(`${list}\u0000`)) this.inflight.delete(k);
-    for (const [k, part] of this.parts) {
-      if (k === list || k.startsWith(`${list}\u0000`)) {
-        part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
-        part.invalidated = true;
-      }
-    }
+    const stale = (part: Part): void => {
+      part.ttlMs = Math.min(part.ttlMs, Math.max(0, this.now() - part.fetchedAt - 1));
+      part.invalidated = true;
+    };
+    const own = this.shared.get(list);
+    if (own) stale(own);
+    for (const [k, part] of this.privateParts.entries()) if (k.startsWith(`${list}\u0000`)) stale(part);
   }
 }

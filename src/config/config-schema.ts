@@ -15,7 +15,7 @@ import { durationSchema, type RawDuration } from './duration.ts';
 import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
-import { LIMITS_CONFIG_SCHEMA, positiveInt, type RawLimitsConfig } from './limits-schema.ts';
+import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
   POLICY_CONFIG_SCHEMA,
@@ -113,6 +113,15 @@ export const CONFIG_SCHEMA = {
     },
     limits: LIMITS_CONFIG_SCHEMA,
     listDeadline: duration('How long a list fan-out waits for slow upstreams before answering without them.', '5s'),
+    listRetry: {
+      description: 'An upstream list that missed listDeadline is left out of merged lists, without waiting, until a background retry answers.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        initialDelay: duration('Delay before the first retry; doubles per failed retry.', '1s'),
+        maxDelay: duration('Longest delay between retries.', '60s'),
+      },
+    },
     sessions: {
       description: 'Legacy-era (2025-11-25) sessions, sealed inside Mcp-Session-Id.',
       type: 'object',
@@ -197,6 +206,7 @@ export const CONFIG_SCHEMA = {
         auth: UPSTREAM_AUTH_SCHEMA,
         timeout: duration('Longest wait for one upstream request.', '30s'),
         listTtl: duration('Cache lifetime of lists from upstreams that send no ttlMs.', '60s'),
+        ...UPSTREAM_CONCURRENCY_PROPERTIES,
         command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1, ...NO_NUL },
         args: {
           description: 'Arguments of `command`. Default []. stdio only.',
@@ -253,6 +263,7 @@ export interface RawConfig {
   admin?: { host?: string; port?: number };
   limits?: RawLimitsConfig;
   listDeadline?: RawDuration;
+  listRetry?: { initialDelay?: RawDuration; maxDelay?: RawDuration };
   sessions?: { secret?: string; idleTimeout?: RawDuration };
   identity?: unknown;
   policy?: RawPolicyConfig;
@@ -276,6 +287,8 @@ export interface RawUpstream {
   auth?: RawUpstreamAuth;
   timeout?: RawDuration;
   listTtl?: RawDuration;
+  maxConcurrent?: number;
+  maxConcurrentPerPrincipal?: number;
   command?: string;
   args?: string[];
   env?: Record<string, string>;

@@ -1,8 +1,9 @@
-// The `limits` section of the gateway config: what one request or one upstream answer may
-// cost, each bounded with a default (README, Limits, says what each one refuses; every one
-// but pageSize is counted in gatehouse_limit_hits_total under its key). Shape only;
-// normalize-config.ts fills the defaults.
+// The `limits` section of the gateway config: what one request, one upstream answer, one caller
+// and the whole gateway may hold, each bounded with a default (README, Limits, says what each
+// one refuses; every one but pageSize is counted in gatehouse_limit_hits_total under its key).
+// Shape only; limits-config.ts fills the defaults (LIMIT_DEFAULTS, stated here too).
 import { defaultedDurationSchema, type RawDuration } from './duration.ts';
+import { LIMIT_DEFAULTS } from './limits-config.ts';
 
 export function positiveInt(description: string, fallback: number): Record<string, unknown> {
   return { description: `${description} Default ${fallback}.`, default: fallback, type: 'integer', minimum: 1 };
@@ -30,6 +31,39 @@ export const LIMITS_CONFIG_SCHEMA = {
       67_108_864,
     ),
     pageSize: positiveInt("Items per page of the gateway's merged lists.", 500),
+    catalogCacheBytes: positiveInt(
+      'Budget for what the catalog keeps per caller (lists an upstream marked private, merged and filtered views, counted as JSON text); lists shared by every caller are not charged. Least recently used entries go first.',
+      LIMIT_DEFAULTS.catalogCacheBytes,
+    ),
+    maxSessions: positiveInt('Most legacy (2025-11-25) sessions held at once; past it initialize and first use of a new session get 503.', LIMIT_DEFAULTS.maxSessions),
+    maxSessionsPerPrincipal: positiveInt('Most legacy sessions one principal holds at once.', LIMIT_DEFAULTS.maxSessionsPerPrincipal),
+    maxStreams: positiveInt('Most notification streams (subscriptions/listen and legacy GET) open at once; past it a new one gets 503.', LIMIT_DEFAULTS.maxStreams),
+    maxStreamsPerPrincipal: positiveInt('Most notification streams one principal holds open at once.', LIMIT_DEFAULTS.maxStreamsPerPrincipal),
+    streamMaxLifetime: defaultedDurationSchema(
+      'Longest a notification stream stays open (and never past the expiry of the token that opened it); then it ends cleanly and the client opens a new one.',
+      LIMIT_DEFAULTS.streamMaxLifetime,
+      '1h',
+    ),
+    maxConcurrentPerPrincipal: positiveInt(
+      'Most calls one principal runs at once against one upstream (upstreams[].maxConcurrentPerPrincipal overrides it per upstream); more wait in the queue, up to as many again.',
+      LIMIT_DEFAULTS.maxConcurrentPerPrincipal,
+    ),
+    maxQueuedCalls: positiveInt('Most calls waiting for a place at one upstream (see upstreams[].maxConcurrent); past it a call gets 503 at once.', LIMIT_DEFAULTS.maxQueuedCalls),
+    queueTimeout: defaultedDurationSchema('Longest a call waits for a place at its upstream before it gets 503.', LIMIT_DEFAULTS.queueTimeout, '10s'),
+    maxInflightAnswerBytes: positiveInt(
+      'Memory budget, in bytes, for the HTTP upstream answers being read at once, across every call in flight; an answer that does not fit fails its call with 503.',
+      LIMIT_DEFAULTS.maxInflightAnswerBytes,
+    ),
+  },
+};
+
+/** The per-upstream keys of the same limits, for the upstream schema. */
+export const UPSTREAM_CONCURRENCY_PROPERTIES = {
+  maxConcurrent: positiveInt('Most calls this upstream runs at once, whoever calls; more wait in the queue (limits.maxQueuedCalls, limits.queueTimeout).', LIMIT_DEFAULTS.maxConcurrent),
+  maxConcurrentPerPrincipal: {
+    description: 'Most calls one principal runs at once against this upstream. Default: limits.maxConcurrentPerPrincipal.',
+    type: 'integer',
+    minimum: 1,
   },
 };
 
@@ -42,4 +76,14 @@ export interface RawLimitsConfig {
   maxJsonDepth?: number;
   maxUpstreamAnswerBytes?: number;
   pageSize?: number;
+  catalogCacheBytes?: number;
+  maxSessions?: number;
+  maxSessionsPerPrincipal?: number;
+  maxStreams?: number;
+  maxStreamsPerPrincipal?: number;
+  streamMaxLifetime?: RawDuration;
+  maxConcurrentPerPrincipal?: number;
+  maxQueuedCalls?: number;
+  queueTimeout?: RawDuration;
+  maxInflightAnswerBytes?: number;
 }

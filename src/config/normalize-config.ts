@@ -10,6 +10,7 @@ import { normalizeApprovalsConfig } from '../approvals/approvals-config.ts';
 import { normalizeAuditConfig } from '../audit/audit-config.ts';
 import { normalizeIdentityConfig } from '../identity/identity-config.ts';
 import type { GatewayConfig, UpstreamConfig, UpstreamLimits } from './types.ts';
+import { normalizeConcurrency, normalizeLimits, type LimitsConfig } from './limits-config.ts';
 import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
@@ -33,14 +34,9 @@ const DEFAULTS = {
   path: '/mcp',
   separator: '__',
   maxNameLength: 64,
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxHeaderBytes: 16_384,
-  maxHeaderCount: 100,
-  bodyTimeout: '30s',
-  maxJsonDepth: 64,
-  maxUpstreamAnswerBytes: 64 * 1024 * 1024,
-  pageSize: 500,
   listDeadline: '5s',
+  listRetryInitialDelay: '1s',
+  listRetryMaxDelay: '60s',
   idleTimeout: '1h',
   timeout: '30s',
   listTtl: '60s',
@@ -72,13 +68,11 @@ export function normalizeConfig(
       fromCommandLine: true,
     });
   }
-  const upstreamLimits: UpstreamLimits = {
-    maxAnswerBytes: raw.limits?.maxUpstreamAnswerBytes ?? DEFAULTS.maxUpstreamAnswerBytes,
-    maxJsonDepth: raw.limits?.maxJsonDepth ?? DEFAULTS.maxJsonDepth,
-  };
+  const limits = normalizeLimits(raw.limits, ms);
+  const upstreamLimits: UpstreamLimits = { maxAnswerBytes: limits.maxUpstreamAnswerBytes, maxJsonDepth: limits.maxJsonDepth };
   const upstreams = raw.upstreams.map((u, i) => {
     const credentialIssues: CredentialIssue[] = [];
-    const upstream = normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key]), credentialIssues, upstreamLimits);
+    const upstream = normalizeUpstream(u, baseDir, (v, d, key) => ms(v, d, ['upstreams', i, ...key]), credentialIssues, upstreamLimits, limits);
     for (const c of credentialIssues) issues.push({ path: credentialPointer(i, c), message: c.message });
     return upstream;
   });
@@ -96,16 +90,12 @@ export function normalizeConfig(
     allowedOrigins: raw.allowedOrigins ?? [],
     allowedHosts: (raw.allowedHosts ?? []).map((h) => h.toLowerCase()),
     ...(raw.admin === undefined ? {} : { admin: { host: raw.admin.host ?? '127.0.0.1', port: raw.admin.port ?? 9090 } }),
-    limits: {
-      maxBodyBytes: raw.limits?.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-      maxHeaderBytes: raw.limits?.maxHeaderBytes ?? DEFAULTS.maxHeaderBytes,
-      maxHeaderCount: raw.limits?.maxHeaderCount ?? DEFAULTS.maxHeaderCount,
-      bodyTimeoutMs: ms(raw.limits?.bodyTimeout, DEFAULTS.bodyTimeout, ['limits', 'bodyTimeout']),
-      maxJsonDepth: upstreamLimits.maxJsonDepth,
-      maxUpstreamAnswerBytes: upstreamLimits.maxAnswerBytes,
-      pageSize: raw.limits?.pageSize ?? DEFAULTS.pageSize,
-    },
+    limits,
     listDeadlineMs: ms(raw.listDeadline, DEFAULTS.listDeadline, ['listDeadline']),
+    listRetry: {
+      initialDelayMs: ms(raw.listRetry?.initialDelay, DEFAULTS.listRetryInitialDelay, ['listRetry', 'initialDelay']),
+      maxDelayMs: ms(raw.listRetry?.maxDelay, DEFAULTS.listRetryMaxDelay, ['listRetry', 'maxDelay']),
+    },
     sessions: {
       // Empty counts as unset, so `${GATEHOUSE_SESSION_SECRET:-}` makes the secret optional.
       secret: secret === undefined || secret === '' ? undefined : secret,
@@ -162,6 +152,7 @@ function normalizeUpstream(
   ms: (value: RawDuration | undefined, fallback: string, key: string[]) => number,
   credentialIssues: CredentialIssue[],
   limits: UpstreamLimits,
+  gatewayLimits: LimitsConfig,
 ): UpstreamConfig {
   const common = {
     name: u.name,
@@ -169,6 +160,7 @@ function normalizeUpstream(
     timeoutMs: ms(u.timeout, DEFAULTS.timeout, ['timeout']),
     listTtlMs: ms(u.listTtl, DEFAULTS.listTtl, ['listTtl']),
     limits,
+    concurrency: normalizeConcurrency(u, gatewayLimits),
   };
   // The schema guarantees exactly one of url, route and command.
   if (u.url !== undefined) {

@@ -3,6 +3,7 @@
 import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
 import type { AuditConfig } from '../audit/audit-config.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
+import type { LimitsConfig, UpstreamConcurrency } from './limits-config.ts';
 import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
 
@@ -25,6 +26,7 @@ export interface HttpUpstreamConfig {
   /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
   listTtlMs: number;
   limits: UpstreamLimits;
+  concurrency: UpstreamConcurrency;
 }
 
 /** What one upstream answer may weigh and nest, from the gateway's `limits`. */
@@ -85,6 +87,7 @@ export interface StdioUpstreamConfig {
   timeoutMs: number;
   listTtlMs: number;
   limits: UpstreamLimits;
+  concurrency: UpstreamConcurrency;
   /** Backoff between starts; the delay goes back to initialDelayMs once a child has stayed up for maxDelayMs. */
   restart: { initialDelayMs: number; maxDelayMs: number };
 }
@@ -103,20 +106,11 @@ export interface GatewayConfig {
   allowedHosts: readonly string[];
   /** The listener that alone serves /metrics, /readyz and /healthz, when set. */
   admin?: { host: string; port: number };
-  limits: {
-    maxBodyBytes: number;
-    maxHeaderBytes: number;
-    maxHeaderCount: number;
-    /** How long the rest of a request body may take to arrive once its headers have. */
-    bodyTimeoutMs: number;
-    /** Deepest nesting of objects and arrays in a request, an upstream answer or list item. */
-    maxJsonDepth: number;
-    maxUpstreamAnswerBytes: number;
-    /** Page size of the gateway's own merged-list pagination. */
-    pageSize: number;
-  };
+  limits: LimitsConfig;
   /** How long a list fan-out waits for slow upstreams before answering without them. */
   listDeadlineMs: number;
+  /** Backoff of the background retries of an upstream list that missed listDeadline. */
+  listRetry: { initialDelayMs: number; maxDelayMs: number };
   sessions: {
     /** 32-byte key (hex or base64) sealing legacy Mcp-Session-Id values; random per process when unset. */
     secret: string | undefined;

@@ -28,6 +28,8 @@ export interface AppDeps {
   mcp: (req: HttpRequest) => Promise<HttpReply>;
   logger: Logger;
   metrics?: Metrics;
+  /** Upstream lists left out of merged lists until they answer again (the catalog's list circuit). */
+  failingLists?: () => readonly { upstream: string; kind: string; since: number; failures: number; retryAt: number }[];
   /** Sub-apps with their own authentication (the approvals console and callbacks). */
   extraRoutes?: readonly Hono[];
   /** Requests in flight and whether the gateway is draining (drain-state.ts). */
@@ -74,7 +76,11 @@ function operatorRoutes(app: Hono, deps: AppDeps): void {
     });
   }
   app.get('/readyz', (c) => {
-    const upstreams = deps.upstreams.map((u) => u.status());
+    const failing = deps.failingLists?.() ?? [];
+    const upstreams = deps.upstreams.map((u) => {
+      const lists = failing.filter((f) => f.upstream === u.name).map((f) => ({ kind: f.kind, since: new Date(f.since).toISOString(), failures: f.failures, retryAt: new Date(f.retryAt).toISOString() }));
+      return lists.length ? { ...u.status(), failingLists: lists } : u.status();
+    });
     // Draining: still serving, but no longer to be sent new traffic.
     if (deps.drain?.draining === true) return c.json({ status: 'draining', config: deps.config.file, upstreams }, 503);
     // Ready means config loaded and serving; per-upstream health is reported, and the

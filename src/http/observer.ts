@@ -13,7 +13,7 @@ import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, RequestId } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import type { LimitName, Metrics } from '../telemetry/metrics.ts';
+import { isLimitName, type LimitName, type Metrics } from '../telemetry/metrics.ts';
 import type { RequestSpan, Tracing } from '../telemetry/tracing.ts';
 import type { Era } from '../protocol/versions.ts';
 
@@ -72,6 +72,9 @@ export function limitOf(e: GatewayError): LimitName | undefined {
     case 'too_deep':
     case 'upstream_answer_too_deep':
       return 'maxJsonDepth';
+    // A full cap answers over_capacity wherever it is found (sessions, streams, concurrency, approvals, answer budget).
+    case 'over_capacity':
+      return isLimitName(e.limit) ? e.limit : undefined;
     default:
       return undefined;
   }

@@ -46,8 +46,15 @@ export interface Refusal {
 
 export type RefusalReply = TextReply & { readonly refusal: Refusal };
 
+/** When to come back, for errors that know (RFC 9110 Retry-After, in whole seconds). */
+export function retryAfterHeader(e: GatewayError): Record<string, string> | undefined {
+  return e.kind === 'rate_limited' || e.kind === 'over_capacity' ? { 'retry-after': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) } : undefined;
+}
+
 /** The error reply of a refused request, tagged with what was refused. */
-export function refuse(r: Refusal, headers?: Record<string, string>): RefusalReply {
+export function refuse(r: Refusal, extra?: Record<string, string>): RefusalReply {
+  const later = retryAfterHeader(r.error);
+  const headers = later && extra ? { ...later, ...extra } : (later ?? extra);
   const reply = errorResponse(r.error, { ...(r.rpcId !== undefined ? { id: r.rpcId } : {}), era: r.era, ...(headers ? { headers } : {}) });
   return { ...reply, refusal: r };
 }

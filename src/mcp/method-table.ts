@@ -13,6 +13,7 @@ import { GATEWAY_UPSTREAM, NO_RECORD, type Call, type Handled } from '../protoco
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
+import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   subscriptions?: ResourceSubscriptions;
   /** The clock of kept results' expiry; Date.now by default. */
   now?: () => number;
+  /** Concurrency gate per upstream name (limits/concurrency-gate.ts). */
+  gates?: ReadonlyMap<string, ConcurrencyGate>;
 }
 
 /** The context-budget features the config turns on (README, Context budget). */
@@ -103,6 +106,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(shaper ? { shaper } : {}),
+    ...(deps.gates ? { gates: deps.gates } : {}),
   });
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];

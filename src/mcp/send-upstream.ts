@@ -2,6 +2,8 @@
 // HTTP headers and `_meta`, so one trace spans client -> gateway -> upstream; and, for a
 // legacy client whose upstream answers input_required, asks the client and retries
 // (legacy-mrtr-bridge.ts). Returns the reply and the time spent waiting on the upstream.
+// Each send first takes a place at its upstream's concurrency gate (limits/concurrency-gate.ts):
+// a call that gets none is answered over_capacity and never sent.
 import type { Call, Reply } from '../protocol/call.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
@@ -12,10 +14,13 @@ import { answerForLegacy } from './legacy-mrtr-bridge.ts';
 import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import { err } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
+import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 
 export interface SendDeps {
   metrics?: Metrics;
   logger: Logger;
+  /** Per upstream name; an upstream without one runs every call at once. */
+  gates?: ReadonlyMap<string, ConcurrencyGate>;
 }
 
 /** The trace fields that are set (traceparent always is when there is a trace). */
@@ -41,6 +46,18 @@ function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: 
 }
 
 async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
+  // Synchronous when there is a place: no promise on the common path.
+  const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.signal);
+  const place = entry instanceof Promise ? await entry : entry;
+  if (place && !place.ok) return { reply: place, ms: 0 };
+  try {
+    return await sendTraced(deps, call, upstream, params, paramHeaders);
+  } finally {
+    place?.value();
+  }
+}
+
+async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
   // No valid context on the request span (tracing off and no client trace): an upstream
   // span would neither record nor propagate anything, so none is made.
   const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;

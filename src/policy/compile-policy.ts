@@ -20,6 +20,7 @@ import { createSchemaCheck } from '../config/schema-issues.ts';
 import { POLICY_SCHEMA, type RawPolicyFile } from './policy-schema.ts';
 import { buildRuleIndex } from './rule-index.ts';
 import type { PinVersion } from './tool-definition-hash.ts';
+import { buildPrincipalKey } from './principal-key.ts';
 import { issueAt, schemaIssuesAt } from './yaml-source.ts';
 
 export type { DefaultEffect } from './decide-action.ts';
@@ -66,8 +67,10 @@ export interface CompiledPolicy extends PolicyEngine {
   /** Exposed tool name -> sha256 of its definition, and which fields it covers (tool-definition-hash.ts). */
   readonly pins: ReadonlyMap<string, ToolPin>;
   /** Names of the claims some rule's `principal` matches on, sorted: with the subject, groups
-   * and scopes, all of a principal that a decision can depend on (list caches key on them). */
+   * and scopes, all of a principal that a decision can depend on. */
   readonly claimNames: readonly string[];
+  /** Which of the rules' principal conditions the principal meets: equal keys, equal decisions (list caches key on it). */
+  principalKey(principal: Principal): string;
   decide(principal: Principal, action: PolicyAction): Decision;
   /** Whether the item belongs in the principal's lists: some call to it could be allowed or approved. */
   visible(principal: Principal, action: Omit<PolicyAction, 'operation'>): boolean;
@@ -137,6 +140,7 @@ export function compilePolicy(files: readonly LoadedPolicyFile[], opts: CompileO
     rules: deepFreeze(summaries),
     pins,
     claimNames: Object.freeze([...new Set(rules.flatMap((r) => r.principal?.flatMap((m) => m.claims?.map((c) => c.name) ?? []) ?? []))].sort()),
+    principalKey: buildPrincipalKey(rules),
     decide: (principal, action) => decideAction(ctx, principal, action),
     visible: (principal, action) => decideAction(ctx, principal, { ...action, operation: 'list' }).effect !== 'deny',
     explain: (principal, action) => explainRules(rules, principal, action, decideAction(ctx, principal, action)),

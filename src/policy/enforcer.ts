@@ -81,16 +81,6 @@ function bucketKey(rl: RateLimitRef, principal: Principal, target: CallTarget): 
   }
 }
 
-/**
- * What of a principal, beyond its authContext (method, issuer, subject), rules can match on:
- * groups, scopes and the claims the policy names. Two tokens of one subject may differ in all
- * three, so a list filtered for one must never be served to the other.
- */
-function principalFacets(p: CompiledPolicy, principal: Principal): string {
-  const claims = p.claimNames.length === 0 ? '' : JSON.stringify(p.claimNames.map((n) => principal.claims[n] ?? null));
-  return JSON.stringify([principal.groups, principal.scopes]) + claims;
-}
-
 /** A pinned tool that entered or left quarantine: its visible lists changed without any
  * list_changed from its upstream (a silent rug pull), so the wiring tells its listeners. */
 export type QuarantineChange = (tool: { name: string; upstream: string; upstreamName: string }, quarantined: boolean) => void;
@@ -152,7 +142,10 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
   return {
     listFilter(principal, kind) {
       const p = policy.current();
-      return { key: `${p.version}\u0000${generation}\u0000${principal.authContext}\u0000${principalFacets(p, principal)}`, keep: (item, origin) => visible(principal, kind, item, origin) };
+      // Keyed on what the policy can tell apart (principal-key.ts), not on who asks: callers
+      // alike to the policy share one filtered list. Two tokens of one subject that differ in
+      // a group, scope or named claim some rule matches on get different keys.
+      return { key: `${p.version}\u0000${generation}\u0000${p.principalKey(principal)}`, keep: (item, origin) => visible(principal, kind, item, origin) };
     },
     visible,
     gate(principal, target) {

@@ -18,6 +18,7 @@ export const UNAUTHORIZED = -31003;
 export const APPROVAL_REQUIRED = -31010;
 export const APPROVAL_DECLINED = -31011;
 export const RATE_LIMITED = -31029;
+export const OVER_CAPACITY = -31030;
 
 export type GatewayError =
   | { kind: 'parse_error'; message: string }
@@ -51,6 +52,9 @@ export type GatewayError =
   | { kind: 'auth_failed'; status: 400 | 401 | 403 | 503; message: string }
   | { kind: 'rate_limited'; ruleId: string; retryAfterMs: number }
   | { kind: 'rate_limiter_unavailable' }
+  /** A configured limit (its key under `limits`, or under `upstreams[]` / `approvals`) is
+   * full right now: nothing was done, the same request may succeed after `retryAfterMs`. */
+  | { kind: 'over_capacity'; limit: string; message: string; retryAfterMs: number }
   | { kind: 'approval_required'; message: string; data?: JsonValue }
   | { kind: 'audit_unavailable' };
 
@@ -159,6 +163,8 @@ export function mapError(e: GatewayError, modern = true): MappedError {
           data: { retryAfterMs: e.retryAfterMs, rule: e.ruleId },
         },
       };
+    case 'over_capacity':
+      return { status: 503, error: { code: OVER_CAPACITY, message: e.message, data: { limit: e.limit, retryAfterMs: e.retryAfterMs } } };
     case 'rate_limiter_unavailable':
       return { status: 503, error: { code: RATE_LIMITED, message: 'Rate limits cannot be checked right now; try again shortly' } };
     case 'approval_required':

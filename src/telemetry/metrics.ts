@@ -10,6 +10,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Logger } from './logger.ts';
 import { OTHER_LABEL, createLabelGuard, type LabelGuard } from './label-guard.ts';
 import type { RequestOutcome } from './request-outcome.ts';
+import { registerCapacityMetrics, type CapacitySources } from './capacity-metrics.ts';
+import { cumulative } from './cumulative-counter.ts';
 
 /** Methods of both protocol eras (MCP 2026-07-28, basic/index) keep their own `method` label value;
  * anything else a client sends is counted as "other". */
@@ -25,8 +27,18 @@ export const MCP_METHODS: readonly string[] = [
 
 /** The configured limits (`limits.*` keys of the gateway config) counted by
  * `gatehouse_limit_hits_total`; README, Limits, says what each one refuses. */
-export const LIMIT_NAMES = ['maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes'] as const;
+export const LIMIT_NAMES = [
+  'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
+  'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime',
+  'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
+  // Under `approvals`, not `limits`: the pending-approval caps.
+  'maxPending', 'maxPendingPerPrincipal',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
+
+export function isLimitName(name: string): name is LimitName {
+  return (LIMIT_NAMES as readonly string[]).includes(name);
+}
 
 /** Whole request as the client sees it: from sub-millisecond local answers to long tool calls. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -67,6 +79,8 @@ export interface MetricsOptions {
   isExposedTool?: (name: string) => boolean;
   /** Node.js process metrics (`process_*`, `nodejs_*`) in the same registry. */
   processMetrics?: boolean;
+  /** What the gateway holds that grows with its callers (catalog caches, ...). Read at scrape time. */
+  capacity?: CapacitySources;
   /** Where a failing scrape-time callback is reported. */
   logger?: Logger;
 }
@@ -202,6 +216,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     });
     cumulative(registers, 'gatehouse_audit_syncs_total', 'Durability barriers (fdatasync) spent on audit records; records written ÷ this = records per sync (group commit).', () => report('audit_syncs_total', auditStats)?.syncsTotal);
   }
+  if (opts.capacity) registerCapacityMetrics(registers, opts.capacity, report);
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });
 
   return {
@@ -247,20 +262,4 @@ function failureReporter(logger: Logger | undefined) {
       return undefined;
     }
   };
-}
-
-/** A counter read from a cumulative source at scrape time; it keeps its last value when the
- * source fails or has no figure, since a counter must not go back. */
-function cumulative(registers: Registry[], name: string, help: string, read: () => number | undefined): void {
-  const counter: Counter = new Counter({
-    name,
-    help,
-    registers,
-    collect: () => {
-      const total = read();
-      if (total === undefined) return;
-      counter.reset();
-      counter.inc(total);
-    },
-  });
 }

@@ -163,8 +163,10 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     lookup(req, principal) {
       const id = req.header(SESSION_HEADER);
       if (id === undefined) return undefined;
-      const session = sessions.get(id.trim());
-      return session && session.owner === sealedOwner(principal.authContext) ? ok(session) : SESSION_NOT_FOUND;
+      const session = sessions.open(id.trim());
+      // Full (over_capacity) or unknown: said as it is; someone else's: the same 404 as unknown.
+      if (!session.ok) return session;
+      return session.value.owner === sealedOwner(principal.authContext) ? session : SESSION_NOT_FOUND;
     },
     describe,
     initialize,

@@ -101,4 +101,30 @@ describe('LegacySessions', () => {
     expect(removed).toEqual([id]);
     expect(s.get(id)).toBeUndefined();
   });
+
+  it('holds at most maxSessions, and maxSessionsPerPrincipal per owner; an idle one frees its place', () => {
+    const clock = { t: 1_000_000 };
+    const s = new LegacySessions(Buffer.alloc(32, 7), 1000, () => clock.t, { maxSessions: 3, maxSessionsPerPrincipal: 2 });
+    open.push(s);
+    const a1 = created(s, {}, 'key:alice');
+    const a2 = created(s, {}, 'key:alice');
+    const a3 = created(s, {}, 'key:alice');
+    expect(s.open(a1.id).ok).toBe(true);
+    expect(s.open(a2.id).ok).toBe(true);
+    // Handed out while there was room, refused at first use once the owner's share is full.
+    const late = s.open(a3.id);
+    expect(!late.ok && late.error).toMatchObject({ kind: 'over_capacity', limit: 'maxSessionsPerPrincipal', retryAfterMs: 1000 });
+    expect(s.size()).toBe(2);
+    const refused = s.create('2025-11-25', {}, undefined, 'key:alice');
+    expect(!refused.ok && refused.error).toMatchObject({ kind: 'over_capacity', limit: 'maxSessionsPerPrincipal' });
+    expect(s.open(created(s, {}, 'key:bob').id).ok).toBe(true);
+    const full = s.create('2025-11-25', {}, undefined, 'key:carol');
+    expect(!full.ok && full.error).toMatchObject({ kind: 'over_capacity', limit: 'maxSessions' });
+    // Known sessions keep working at the cap.
+    expect(s.open(a1.id).ok).toBe(true);
+    clock.t += 1001;
+    sweep(s);
+    expect(s.size()).toBe(0);
+    expect(s.open(a3.id).ok).toBe(true);
+  });
 });

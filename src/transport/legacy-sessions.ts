@@ -3,12 +3,15 @@
 // any replica sharing the secret can serve any request (docs/architecture.md §5). What a replica keeps
 // in memory is only what cannot travel: open GET streams, the log level, deletions and
 // idle times, and only for ids that have been used: initialize itself leaves nothing behind.
-// An id that does not unseal, was deleted, or sat idle too long gets 404.
+// An id that does not unseal, was deleted, or sat idle too long gets 404. What is kept is
+// capped overall and per principal (limits.maxSessions, maxSessionsPerPrincipal): past a cap,
+// initialize and the first use of a new id get 503 with Retry-After, and nothing is kept.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
+import { Slots } from '../limits/slots.ts';
 
 export interface LegacySession {
   id: string;
@@ -53,8 +56,18 @@ function deletedKey(id: string): string {
   return createHash('sha256').update(id).digest().toString('base64url', 0, 16);
 }
 
+export interface SessionCaps {
+  maxSessions: number;
+  maxSessionsPerPrincipal: number;
+}
+
+const UNCAPPED: SessionCaps = { maxSessions: Number.POSITIVE_INFINITY, maxSessionsPerPrincipal: Number.POSITIVE_INFINITY };
+const NOT_FOUND: Result<never, GatewayError> = err({ kind: 'session_not_found' });
+
 export class LegacySessions {
   private readonly key: Buffer;
+  private readonly slots: Slots;
+  private readonly retryAfterMs: number;
   private readonly local = new Map<string, Local>();
   /** Digests of deleted or expired ids, with when they stop mattering. */
   private readonly deleted = new Map<string, number>();
@@ -66,9 +79,13 @@ export class LegacySessions {
     secret: Buffer | undefined,
     private readonly idleTimeoutMs: number,
     private readonly now: () => number = Date.now,
+    caps: SessionCaps = UNCAPPED,
   ) {
     this.key = secret ?? randomBytes(32);
-    this.sweeper = setInterval(() => this.sweep(), Math.min(idleTimeoutMs, 60_000));
+    this.slots = new Slots(caps.maxSessions, caps.maxSessionsPerPrincipal);
+    // Sessions free up as idle ones are swept: that is when to come back.
+    this.retryAfterMs = Math.min(idleTimeoutMs, 60_000);
+    this.sweeper = setInterval(() => this.sweep(), this.retryAfterMs);
     this.sweeper.unref();
   }
 
@@ -86,6 +103,8 @@ export class LegacySessions {
       });
     }
     const sealedBy = sealedOwner(owner);
+    const full = this.full(sealedBy);
+    if (full) return err(full);
     const payload = `{"v":${JSON.stringify(protocolVersion)},"c":${c},"i":${i},"o":${JSON.stringify(sealedBy)},"t":${this.now()},"n":"${randomBytes(8).toString('hex')}"}`;
     // Unreachable while the limits above hold; an id past the cap would be refused forever.
     if (Buffer.byteLength(payload) > MAX_SEALED_BYTES) throw new Error(`sealed session state of ${Buffer.byteLength(payload)} bytes exceeds ${MAX_SEALED_BYTES}`);
@@ -98,24 +117,46 @@ export class LegacySessions {
   }
 
   get(id: string): LegacySession | undefined {
-    if (id.length > MAX_SESSION_ID_LENGTH) return undefined;
+    const s = this.open(id);
+    return s.ok ? s.value : undefined;
+  }
+
+  /** The session of an id: session_not_found for an unknown, deleted or idle one, and
+   * over_capacity when it would be a new one past a cap (nothing is then kept for it). */
+  open(id: string): Result<LegacySession, GatewayError> {
+    if (id.length > MAX_SESSION_ID_LENGTH) return NOT_FOUND;
     const t = this.now();
     const local = this.local.get(id);
     if (local && this.idle(id, local, t)) {
       this.remove(id);
-      return undefined;
+      return NOT_FOUND;
     }
     // Only an id without local memory can be a deleted one: remove() drops that memory, and
     // it is made again only past this check. So a busy session pays no digest.
-    if (!local && this.deleted.size > 0 && this.deleted.has(deletedKey(id))) return undefined;
+    if (!local && this.deleted.size > 0 && this.deleted.has(deletedKey(id))) return NOT_FOUND;
     const state = local?.state ?? this.unseal(id);
-    if (!state || t - state.issuedAt > SESSION_MAX_LIFETIME_MS) return undefined;
+    if (!state || t - state.issuedAt > SESSION_MAX_LIFETIME_MS) return NOT_FOUND;
     if (local) {
       local.lastSeen = t;
       local.state = state;
-    } else this.local.set(id, { lastSeen: t, state });
+    } else {
+      if (this.slots.take(state.owner) !== undefined) return err(this.full(state.owner)!);
+      this.local.set(id, { lastSeen: t, state });
+    }
     const { issuedAt: _, ...session } = state;
-    return { id, ...session, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) };
+    return ok({ id, ...session, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) });
+  }
+
+  /** The refusal for one more session of this owner, if a cap is full. */
+  private full(owner: string): GatewayError | undefined {
+    const cap = this.slots.check(owner);
+    if (cap === undefined) return undefined;
+    const limit = cap === 'total' ? 'maxSessions' : 'maxSessionsPerPrincipal';
+    const message =
+      cap === 'total'
+        ? `The gateway holds as many legacy sessions as it may (limits.maxSessions); try again later`
+        : `This principal holds as many legacy sessions as it may (limits.maxSessionsPerPrincipal); end one (DELETE) or try again later`;
+    return { kind: 'over_capacity', limit, message, retryAfterMs: this.retryAfterMs };
   }
 
   setLogLevel(id: string, level: string): void {
@@ -127,6 +168,7 @@ export class LegacySessions {
   remove(id: string): void {
     const local = this.local.get(id);
     this.local.delete(id);
+    if (local?.state) this.slots.release(local.state.owner);
     // Remembered until the id would have expired anyway (the issue time is known whenever the
     // id was used here; otherwise the longest it could still be valid).
     const issuedAt = local?.state?.issuedAt ?? this.now();

@@ -1,15 +1,17 @@
 // Long-lived notification streams: modern `subscriptions/listen` (acknowledgement first,
 // only what was asked for, every message tagged with the subscription id — MCP 2026-07-28, basic/patterns/subscriptions)
-// and the legacy session GET stream (2025-11-25).
+// and the legacy session GET stream (2025-11-25). Each takes a stream slot (notifier.ts caps)
+// and ends cleanly at limits.streamMaxLifetime, or when the token that opened it expires.
 import type { Principal } from '../identity/principal.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
-import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier } from './notifier.ts';
+import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier, type StreamEnd } from './notifier.ts';
 import type { HttpReply } from '../http/http-io.ts';
 import { SseStream } from './sse-stream.ts';
-import { errorResponse } from '../http/replies.ts';
+import { refuse } from '../http/replies.ts';
+import type { GatewayError } from '../protocol/errors.ts';
 
 export const KEEP_ALIVE_MS = 15_000;
 
@@ -19,11 +21,35 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
   resourcesListChanged: 'resources',
 };
 
-export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal?: Principal): HttpReply {
+/** How long streams may stay open (limits.streamMaxLifetime). */
+export interface StreamLifetime {
+  maxLifetimeMs: number;
+  now: () => number;
+}
+
+/** The stream ends at its maximum lifetime, or earlier when the token that opened it expires
+ * (a JWT `exp`): a stream must not outlive the credential that was checked when it opened. */
+function lifetimeOf(principal: Principal | undefined, limits: StreamLifetime): number {
+  const exp = principal?.claims.exp;
+  const untilExpiry = typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 - limits.now() : Number.POSITIVE_INFINITY;
+  return Math.max(0, Math.min(limits.maxLifetimeMs, untilExpiry));
+}
+
+/** Ends the stream when its lifetime is over; cleared when it ends otherwise. */
+function endAtLifetime(ms: number, end: () => void): () => void {
+  const timer = setTimeout(end, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime): HttpReply {
   const filter = msg.params?.notifications;
-  if (!isJsonObject(filter)) {
-    return errorResponse({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' }, { id: msg.id, era: 'modern' });
-  }
+  const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, ...(principal ? { principal } : {}) });
+  if (!isJsonObject(filter)) return refused({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' });
+  // Refused before anything is streamed: a JSON-RPC error for the listen id, which the client
+  // reads as a capacity refusal before the acknowledgement (MCP 2026-07-28, basic/patterns/subscriptions).
+  const full = notifier.admit(principal);
+  if (full) return refused(full);
   const wants = new Set<ChangeKind>();
   const honoured: JsonObject = {};
   for (const [key, kind] of Object.entries(FILTER_KEYS)) {
@@ -35,28 +61,62 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   // resourceSubscriptions are not honoured: the gateway does not advertise resources.subscribe,
   // so the acknowledgement leaves them out and the client can see that (MCP 2026-07-28, basic/patterns/subscriptions).
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
-  let remove = (): void => undefined;
-  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
+  let remove: (why?: StreamEnd) => void = () => undefined;
+  let cancel = (): void => undefined;
+  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
   stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honoured } });
-  remove = notifier.add({
+  const added = notifier.add({
     wants,
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } }),
-    close: () => stream.close(),
+    close: () => {
+      cancel();
+      stream.close();
+    },
+    stream: { kind: 'listen', subscriptionId: msg.id },
     ...(principal ? { principal } : {}),
   });
+  if (!added) return refused(notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' });
+  // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
+  // basic/patterns/subscriptions, ending a subscription); the client may listen again.
+  cancel = endAtLifetime(lifetimeOf(principal, limits), () => {
+    stream.send({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', _meta: tag } });
+    stream.close();
+    remove('lifetime');
+  });
+  remove = (why) => {
+    cancel();
+    added(why);
+  };
   return stream;
 }
 
-export function openLegacyStream(session: LegacySession, notifier: Notifier, principal?: Principal): HttpReply {
-  let remove = (): void => undefined;
-  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove() });
-  remove = notifier.add({
+export function openLegacyStream(session: LegacySession, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime): HttpReply {
+  const full = notifier.admit(principal);
+  if (full) return refuse({ error: full, era: 'legacy', ...(principal ? { principal } : {}) });
+  let remove: (why?: StreamEnd) => void = () => undefined;
+  let cancel = (): void => undefined;
+  const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
+  const added = notifier.add({
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
     deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] }),
     send: (message) => stream.send(message as unknown as JsonObject),
     session: session.id,
-    close: () => stream.close(),
+    close: () => {
+      cancel();
+      stream.close();
+    },
+    stream: { kind: 'get' },
     ...(principal ? { principal } : {}),
   });
+  if (!added) return refuse({ error: notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' }, era: 'legacy', ...(principal ? { principal } : {}) });
+  // 2025-11-25: the server may close the GET stream at any time; the client opens another.
+  cancel = endAtLifetime(lifetimeOf(principal, limits), () => {
+    stream.close();
+    remove('lifetime');
+  });
+  remove = (why) => {
+    cancel();
+    added(why);
+  };
   return stream;
 }

@@ -67,7 +67,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       // (backwards compatibility)). A stale one on a request that names a modern version is
       // ignored, as 2026-07-28 servers do; any other request with an unknown id gets
       // 2025-11-25's 404, which tells it to re-initialize.
-      if (!namesModernVersion(headers)) {
+      if (session.error.kind === 'over_capacity' || !namesModernVersion(headers)) {
         return refuse({ error: session.error, era: 'legacy', principal, ...legacy.describe(msg) });
       }
     } else if (session) return await legacy.message(msg, session.value, headers, principal);
@@ -85,7 +85,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal);
+      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: config.limits.streamMaxLifetimeMs, now: Date.now });
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

@@ -4,8 +4,14 @@
 // several GET streams, but each message goes to only one of them (2025-11-25 transport: the
 // server MUST NOT broadcast a message across streams): the most recently opened one still
 // open, which is the one its client most likely still reads.
+//
+// Streams are capped overall and per principal (limits.maxStreams, maxStreamsPerPrincipal):
+// admit() says, before a stream is opened, which cap it would break. Every stream's opening
+// and end (with why it ended) is told to onStream, which writes them to the audit trail.
 import type { Principal } from '../identity/principal.ts';
-import type { JsonRpcNotification } from '../protocol/message.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import { Slots } from '../limits/slots.ts';
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
 
@@ -19,7 +25,27 @@ export interface ChangeListener {
   /** Whose stream it is: a policy change notifies only those whose lists changed. */
   principal?: Principal;
   close?: () => void;
+  /** What the audit record names the stream by: `listen` with its subscription id, or `get` with its session. */
+  stream?: { kind: 'listen' | 'get'; subscriptionId?: string | number };
 }
+
+/** Why a stream ended, as its audit record says. */
+export type StreamEnd = 'client_gone' | 'lifetime' | 'session_ended' | 'shutdown';
+
+export interface StreamEvent {
+  event: 'stream_opened' | 'stream_closed';
+  detail: JsonObject;
+}
+
+export interface StreamCaps {
+  maxStreams: number;
+  maxStreamsPerPrincipal: number;
+  /** Seconds until a full cap may have room again, for Retry-After. */
+  retryAfterMs: number;
+}
+
+const UNCAPPED: StreamCaps = { maxStreams: Number.POSITIVE_INFINITY, maxStreamsPerPrincipal: Number.POSITIVE_INFINITY, retryAfterMs: 1_000 };
+const ANONYMOUS_OWNER = 'anonymous';
 
 export const LIST_CHANGED_METHOD: Readonly<Record<ChangeKind, string>> = {
   tools: 'notifications/tools/list_changed',
@@ -31,11 +57,40 @@ export class Notifier {
   private readonly listeners = new Set<ChangeListener>();
   /** The stream of each legacy session that gets its messages. */
   private readonly current = new Map<string, ChangeListener>();
+  private readonly slots: Slots;
+  private readonly opened = new WeakMap<ChangeListener, number>();
+  private streamListener: ((e: StreamEvent) => void) | undefined;
 
-  add(listener: ChangeListener): () => void {
+  constructor(
+    private readonly caps: StreamCaps = UNCAPPED,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.slots = new Slots(caps.maxStreams, caps.maxStreamsPerPrincipal);
+  }
+
+  /** Told of every stream that opens or ends (audit, metrics). */
+  onStream(listener: (e: StreamEvent) => void): void {
+    this.streamListener = listener;
+  }
+
+  /** The refusal for one more stream of this principal, if a cap is full. */
+  admit(principal: Principal | undefined): GatewayError | undefined {
+    const cap = this.slots.check(ownerOf(principal));
+    if (cap === undefined) return undefined;
+    return cap === 'total'
+      ? { kind: 'over_capacity', limit: 'maxStreams', message: 'The gateway holds as many notification streams as it may (limits.maxStreams); try again later', retryAfterMs: this.caps.retryAfterMs }
+      : { kind: 'over_capacity', limit: 'maxStreamsPerPrincipal', message: 'This principal holds as many notification streams as it may (limits.maxStreamsPerPrincipal); close one or try again later', retryAfterMs: this.caps.retryAfterMs };
+  }
+
+  /** Adds a listener, taking a stream slot unless admit() said no (then it is refused here
+   * too, and undefined comes back). The returned function removes it, saying why. */
+  add(listener: ChangeListener): ((why?: StreamEnd) => void) | undefined {
+    if (this.slots.take(ownerOf(listener.principal)) !== undefined) return undefined;
     this.listeners.add(listener);
+    this.opened.set(listener, this.now());
     if (listener.session !== undefined) this.current.set(listener.session, listener);
-    return () => this.delete(listener);
+    this.report('stream_opened', listener);
+    return (why = 'client_gone') => this.delete(listener, why);
   }
 
   publish(kind: ChangeKind): void {
@@ -56,7 +111,7 @@ export class Notifier {
   closeSession(id: string): void {
     for (const l of this.listeners) {
       if (l.session !== id) continue;
-      this.delete(l);
+      this.delete(l, 'session_ended');
       l.close?.();
     }
   }
@@ -64,7 +119,7 @@ export class Notifier {
   /** Ends every stream (shutdown): each listener is removed and its stream closed. */
   closeAll(): void {
     for (const l of [...this.listeners]) {
-      this.delete(l);
+      this.delete(l, 'shutdown');
       l.close?.();
     }
   }
@@ -82,8 +137,10 @@ export class Notifier {
     return l.session === undefined || this.current.get(l.session) === l;
   }
 
-  private delete(listener: ChangeListener): void {
+  private delete(listener: ChangeListener, why: StreamEnd): void {
     if (!this.listeners.delete(listener)) return;
+    this.slots.release(ownerOf(listener.principal));
+    this.report('stream_closed', listener, why);
     const session = listener.session;
     if (session === undefined || this.current.get(session) !== listener) return;
     // Its session's next most recent stream takes over, if it has one.
@@ -92,4 +149,21 @@ export class Notifier {
     if (next) this.current.set(session, next);
     else this.current.delete(session);
   }
+
+  private report(event: StreamEvent['event'], l: ChangeListener, why?: StreamEnd): void {
+    if (!this.streamListener) return;
+    const detail: JsonObject = { stream: l.stream?.kind ?? (l.session === undefined ? 'listen' : 'get') };
+    if (l.principal) detail.principal = { subject: l.principal.subject, method: l.principal.method };
+    if (l.session !== undefined) detail.sessionId = l.session;
+    if (l.stream?.subscriptionId !== undefined) detail.subscriptionId = l.stream.subscriptionId;
+    if (why) {
+      detail.reason = why;
+      detail.durationMs = this.now() - (this.opened.get(l) ?? this.now());
+    }
+    this.streamListener({ event, detail });
+  }
+}
+
+function ownerOf(principal: Principal | undefined): string {
+  return principal?.authContext ?? ANONYMOUS_OWNER;
 }

@@ -16,6 +16,7 @@ import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import type { HttpReply, TextReply } from '../http/http-io.ts';
+import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
 import type { ReplayBuffers, ReplayLog } from './sse-replay.ts';
@@ -51,9 +52,9 @@ function finalMessage(call: Call, reply: Reply): { status: number; text: string 
   return { status, text: `${head}"error":${JSON.stringify(error)}}` };
 }
 
-/** 429s say when to come back (RFC 9110 Retry-After), so HTTP clients and proxies can wait. */
+/** 429s and 503s over a limit say when to come back (RFC 9110 Retry-After), so HTTP clients and proxies can wait. */
 function retryAfter(reply: Reply): Record<string, string> {
-  return !reply.ok && reply.error.kind === 'rate_limited' ? { 'retry-after': String(Math.max(1, Math.ceil(reply.error.retryAfterMs / 1000))) } : {};
+  return (!reply.ok && retryAfterHeader(reply.error)) || {};
 }
 
 export interface DispatchOptions {

@@ -80,6 +80,9 @@ upstreams:
     restart: { initialDelay: 250ms, maxDelay: 1h }
 `;
 
+const SESSION_AND_STREAM_DEFAULTS = { maxSessions: 50_000, maxSessionsPerPrincipal: 10_000, maxStreams: 10_000, maxStreamsPerPrincipal: 1_000, streamMaxLifetimeMs: 3_600_000, maxConcurrentPerPrincipal: 16, maxQueuedCalls: 256, queueTimeoutMs: 10_000, maxInflightAnswerBytes: 268_435_456 };
+const CONCURRENCY = { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 };
+
 describe('parseConfig: valid configs', () => {
   it('normalizes a full config into the exact GatewayConfig', () => {
     const config = parse(FULL, { GATEHOUSE_SESSION_SECRET: HEX_SECRET, WEATHER_TOKEN: 'tok-1' });
@@ -90,8 +93,9 @@ describe('parseConfig: valid configs', () => {
       maxNameLength: 128,
       allowedOrigins: ['https://app.example.com', '*'],
       allowedHosts: [],
-      limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeoutMs: 5000, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1_048_576, pageSize: 50 },
+      limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeoutMs: 5000, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1_048_576, pageSize: 50, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 2000,
+      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 },
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
       identity: undefined,
       policy: undefined,
@@ -114,6 +118,7 @@ describe('parseConfig: valid configs', () => {
           timeoutMs: 10_000,
           listTtlMs: 1500,
           limits: { maxAnswerBytes: 1_048_576, maxJsonDepth: 32 },
+          concurrency: CONCURRENCY,
         },
         {
           kind: 'stdio',
@@ -126,6 +131,7 @@ describe('parseConfig: valid configs', () => {
           timeoutMs: 30_000,
           listTtlMs: 60_000,
           limits: { maxAnswerBytes: 1_048_576, maxJsonDepth: 32 },
+          concurrency: CONCURRENCY,
           restart: { initialDelayMs: 250, maxDelayMs: 3_600_000 },
         },
       ],
@@ -141,8 +147,9 @@ describe('parseConfig: valid configs', () => {
       maxNameLength: 64,
       allowedOrigins: [],
       allowedHosts: [],
-      limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, bodyTimeoutMs: 30_000, maxJsonDepth: 64, maxUpstreamAnswerBytes: 67_108_864, pageSize: 500 },
+      limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, bodyTimeoutMs: 30_000, maxJsonDepth: 64, maxUpstreamAnswerBytes: 67_108_864, pageSize: 500, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 5000,
+      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 },
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
       identity: undefined,
       policy: undefined,
@@ -154,10 +161,10 @@ describe('parseConfig: valid configs', () => {
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
       upstreams: [
-        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS },
+        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY },
         {
           kind: 'stdio', name: 'b', prefix: 'b', command: 'srv', args: [], env: {}, cwd: '/etc/gatehouse',
-          timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
+          timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },
         },
       ],
     });
@@ -224,7 +231,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, upstreams)',
       },
     ]);
   });
@@ -232,7 +239,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
   it('rejects an unknown key inside an upstream', () => {
     const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
     expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, command, args, env, cwd, restart)`,
+      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, maxConcurrent, maxConcurrentPerPrincipal, command, args, env, cwd, restart)`,
     );
   });
 

@@ -38,6 +38,7 @@ export function approvalsConfig(overrides: Partial<ApprovalsConfig> = {}): Appro
     keys: [randomBytes(32).toString('hex')],
     timeoutMs: 60_000,
     maxPending: 100,
+    maxPendingPerPrincipal: 100,
     store: { kind: 'memory' },
     publicUrl: undefined,
     webhook: undefined,

@@ -7,6 +7,8 @@ export interface SseMessages {
   messages: any[];
   /** Resolves once at least `n` messages have arrived; rejects after `timeoutMs`. */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
+  /** True once the server ended the response body (or it failed). */
+  ended(): boolean;
   close(): void;
 }
 
@@ -21,7 +23,8 @@ export async function openSse(url: string, init: RequestInit): Promise<{ respons
     messages.push(m);
     for (const w of [...waiters]) w();
   };
-  if (response.body) void pump(response.body, arrived).catch(() => undefined);
+  let ended = !response.body;
+  if (response.body) void pump(response.body, arrived).catch(() => undefined).finally(() => (ended = true));
   const sse: SseMessages = {
     messages,
     waitFor(n, timeoutMs = 5000) {
@@ -43,6 +46,7 @@ export async function openSse(url: string, init: RequestInit): Promise<{ respons
         waiters.add(check);
       });
     },
+    ended: () => ended,
     close: () => abort.abort(),
   };
   return { response, sse };

@@ -43,6 +43,7 @@ function stdioUpstream(discover: unknown): StdioUpstream {
   const config: StdioUpstreamConfig = {
     kind: 'stdio', name: 'local', prefix: 'local', command: process.execPath, args: ['-e', script], env: {}, cwd: process.cwd(), timeoutMs: 10_000, listTtlMs: 0,
     limits: { maxAnswerBytes: 64 * 1024 * 1024, maxJsonDepth: 64 },
+    concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 },
     restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
   };
   return new StdioUpstream(config, QUIET);

@@ -31,7 +31,7 @@ function supervise(opts: { command?: string; args?: string[]; env?: Record<strin
   const config: StdioUpstreamConfig = {
     kind: 'stdio', name: 'local', prefix: 'local', command: opts.command ?? process.execPath, args: opts.args ?? [SERVER],
     env: { SPAWN_LOG: spawnLog, ...opts.env }, cwd: process.cwd(), timeoutMs: 10_000, listTtlMs: 0,
-    limits: { maxAnswerBytes: 1024 * 1024, maxJsonDepth: 64 },
+    limits: { maxAnswerBytes: 1024 * 1024, maxJsonDepth: 64 }, concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 },
     restart: { initialDelayMs: opts.initialDelayMs, maxDelayMs: opts.maxDelayMs },
   };
   const { logger, lines } = createMemoryLogger();

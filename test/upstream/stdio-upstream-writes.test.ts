@@ -21,7 +21,7 @@ afterEach(async () => {
 
 function start(command: string, args: string[], env: Record<string, string> = {}): StdioUpstream {
   const config: StdioUpstreamConfig = {
-    kind: 'stdio', name: 'local', prefix: 'local', command, args, env, cwd: process.cwd(), timeoutMs: 10_000, listTtlMs: 0, limits: { maxAnswerBytes: 64 * 1024 * 1024, maxJsonDepth: 64 },
+    kind: 'stdio', name: 'local', prefix: 'local', command, args, env, cwd: process.cwd(), timeoutMs: 10_000, listTtlMs: 0, limits: { maxAnswerBytes: 64 * 1024 * 1024, maxJsonDepth: 64 }, concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 },
     restart: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
   };
   return new StdioUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));

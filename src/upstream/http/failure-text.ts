@@ -9,7 +9,7 @@ import { describeNetworkError } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 
 /** An exchange that got no answer to read. */
-export type Unanswered = Extract<ExchangeOutcome, { kind: 'network_error' | 'timeout' | 'aborted' | 'too_large' }>;
+export type Unanswered = Extract<ExchangeOutcome, { kind: 'network_error' | 'timeout' | 'aborted' | 'too_large' | 'over_budget' }>;
 
 export interface Wording {
   /** For clients (the upstream_unavailable reason). */
@@ -64,6 +64,7 @@ export class FailureText {
       case 'aborted':
         return 'cancelled';
       case 'too_large':
+      case 'over_budget':
         return reasonOf(o);
     }
   }
@@ -80,5 +81,7 @@ export function reasonOf(o: Unanswered): string {
       return 'the request was cancelled';
     case 'too_large':
       return `the answer exceeds the ${o.limit}-byte limit (limits.maxUpstreamAnswerBytes)`;
+    case 'over_budget':
+      return `the answers in flight hold all of the ${o.limit}-byte memory budget (limits.maxInflightAnswerBytes)`;
   }
 }

@@ -20,6 +20,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../protocol/message.ts';
 import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from '../wire-message.ts';
+import type { AnswerBudget, AnswerMeter } from '../../limits/answer-budget.ts';
 
 export interface ExchangeInput {
   pool: Pool;
@@ -39,6 +40,8 @@ export interface ExchangeInput {
   resumable?: boolean;
   /** The upstream primed its stream for resumption (an event with an id and no data), once. */
   onPrimed?: (retryMs: number | undefined) => void;
+  /** Shared by every exchange in flight: the bytes an answer holds while it is read. */
+  budget?: AnswerBudget;
 }
 
 export type ExchangeOutcome =
@@ -50,7 +53,9 @@ export type ExchangeOutcome =
   | { kind: 'timeout' }
   | { kind: 'aborted' }
   /** One SSE event or the JSON body went over `limit` (characters of an event, bytes of a body). */
-  | { kind: 'too_large'; limit: number };
+  | { kind: 'too_large'; limit: number }
+  /** The answers in flight together hold all of limits.maxInflightAnswerBytes (`limit`). */
+  | { kind: 'over_budget'; limit: number };
 
 const MAX_ERROR_BODY = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5000;
@@ -96,6 +101,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private retryMs: number | undefined;
   /** The same bound for a JSON body as for one event of a stream. */
   private readonly maxAnswer: number;
+  /** What the answer being read holds of the shared budget. */
+  private readonly meter: AnswerMeter | undefined;
   private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, this.input.signal?.reason);
 
   constructor(
@@ -104,6 +111,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   ) {
     this.id = input.body.id as RequestId | undefined;
     this.maxAnswer = input.maxAnswerBytes ?? MAX_EVENT_LENGTH;
+    this.meter = input.budget?.meter();
     const { signal, timeoutMs } = input;
     signal?.addEventListener('abort', this.onAbort, { once: true });
     if (timeoutMs !== undefined) {
@@ -133,11 +141,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     switch (this.reading) {
       case 'sse':
+        if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
         if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(this.maxAnswer);
         return;
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
+        if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
         this.chunks.push(chunk);
         this.size += chunk.length;
         if (this.size > this.maxAnswer) this.tooLarge(this.maxAnswer);
@@ -178,6 +188,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private onEvent(data: string): void {
+    // The event's text left the parser's buffer: what the stream holds starts again from here.
+    this.meter?.release();
     if (this.settled) return;
     if (data === '' && !this.primed && this.sse?.lastEventId !== undefined) {
       this.primed = true;
@@ -226,12 +238,17 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settle({ kind: 'http_error', status, headers, bodyText: text.slice(0, MAX_ERROR_BODY) });
   }
 
+  /** The answers in flight hold the whole budget: this one stops here, like one too large. */
+  private overBudget(): void {
+    this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
+  }
+
   /** The answer will not fit: stop reading and close the connection (the rest is never read). */
-  private tooLarge(limit: number): void {
+  private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
     this.chunks = [];
     this.sse = undefined;
     this.reading = 'drain';
-    this.stop({ kind: 'too_large', limit }, new Error(`upstream answer over ${limit}`));
+    this.stop({ kind, limit }, new Error(`upstream answer over ${limit}`));
   }
 
   /**
@@ -256,6 +273,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** Resolves once; later calls (undefined: the response was already handed over, the
    * rest of the stream has now been read) only stop the timer. */
   private settle(outcome: ExchangeOutcome | undefined): void {
+    this.meter?.release();
     clearTimeout(this.timer);
     this.timer = undefined;
     clearTimeout(this.resumeTimer);

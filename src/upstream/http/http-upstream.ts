@@ -5,6 +5,7 @@
 // Pool, credentials and resending: upstream-connection.ts; request headers:
 // request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
 // called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
+import { ANSWER_BUDGET_RETRY_MS, type AnswerBudget } from '../../limits/answer-budget.ts';
 import type { HttpUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../../protocol/message.ts';
@@ -45,10 +46,10 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
 
-  constructor(config: HttpUpstreamConfig, logger: Logger) {
+  constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget) {
     super(config, 'http', logger);
     // The upstream's own credentials, never the client's.
-    this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger);
+    this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger, budget);
     this.headers = new RequestHeaders(config.headers);
     this.words = new FailureText(config.url, config.timeoutMs);
   }
@@ -274,6 +275,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
         this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
         return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
+      case 'over_budget': // The answers in flight hold the whole memory budget: not this upstream's fault.
+        return err({ kind: 'over_capacity', limit: 'maxInflightAnswerBytes', message: `Upstream "${this.name}": ${reasonOf(outcome)}; try again shortly`, retryAfterMs: ANSWER_BUDGET_RETRY_MS });
       case 'network_error': {
         if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
         if (!outcome.responded && !isLostConnection(outcome.error)) return this.unreachable(outcome);

@@ -10,6 +10,7 @@ import { composeExchange, timeoutInterceptor, type Exchange, type Sent } from '.
 import { exchange, type ExchangeInput } from './http-exchange.ts';
 import { resendInterceptor } from './resend-interceptor.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
+import type { AnswerBudget } from '../../limits/answer-budget.ts';
 
 /**
  * Idle pooled connections are closed by us before the upstream closes them: below the 5 s of
@@ -35,6 +36,7 @@ export class UpstreamConnection {
     config: HttpUpstreamConfig,
     readonly credentials: UpstreamCredentials | undefined,
     logger: Logger,
+    private readonly budget?: AnswerBudget,
   ) {
     const url = new URL(config.url);
     this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
@@ -53,7 +55,7 @@ export class UpstreamConnection {
   /** One exchange through the connection's interceptors, its answer bounded by
    * limits.maxUpstreamAnswerBytes. */
   post(input: PostInput): Promise<Sent> {
-    return this.send({ pool: this.pool, path: this.path, maxAnswerBytes: this.maxAnswerBytes, ...input });
+    return this.send({ pool: this.pool, path: this.path, maxAnswerBytes: this.maxAnswerBytes, ...input, ...(this.budget ? { budget: this.budget } : {}) });
   }
 
   /** Best effort, bounded: nothing waits for the answer. */

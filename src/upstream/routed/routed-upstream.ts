@@ -10,6 +10,7 @@
 // for modern clients the gateway has already checked theirs against the body (MCP 2026-07-28, basic/transports/streamable-http (request headers),
 // "an intermediary that bases routing on mirrored headers"). Era, sessions and retries stay
 // inside each HttpUpstream.
+import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { HttpRoute, HttpUpstreamConfig } from '../../config/types.ts';
 import { decodeHeaderValue } from '../../headers/header-value.ts';
 import { MCP_PARAM_HEADER_PREFIX } from '../../headers/param-headers.ts';
@@ -43,6 +44,7 @@ export class RoutedUpstream implements Upstream {
   constructor(
     readonly config: HttpUpstreamConfig,
     logger: Logger,
+    budget?: AnswerBudget,
   ) {
     if (config.route === undefined) throw new Error(`upstream "${config.name}" has no route`);
     this.name = config.name;
@@ -54,7 +56,7 @@ export class RoutedUpstream implements Upstream {
     const urls = new Set([config.url, ...route.targets.map((t) => t.url), ...(route.default === undefined ? [] : [route.default])]);
     for (const url of urls) {
       this.shown.set(url, loggableUrl(url));
-      const target = new HttpUpstream({ ...plain, url }, logger.child({ target: this.shown.get(url) }));
+      const target = new HttpUpstream({ ...plain, url }, logger.child({ target: this.shown.get(url) }), budget);
       target.onEvent((ev) => this.forward(ev));
       this.targets.set(url, target);
     }

@@ -1,0 +1,85 @@
+// The `limits` section after normalization: every key with its default filled in (the shape
+// and the descriptions are in limits-schema.ts), and the per-upstream concurrency that
+// upstreams[] may override. README, Limits, says what happens when each is hit.
+import type { RawDuration } from './duration.ts';
+import type { RawLimitsConfig } from './limits-schema.ts';
+
+export const LIMIT_DEFAULTS = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxHeaderBytes: 16_384,
+  maxHeaderCount: 100,
+  bodyTimeout: '30s',
+  maxJsonDepth: 64,
+  maxUpstreamAnswerBytes: 64 * 1024 * 1024,
+  pageSize: 500,
+  catalogCacheBytes: 256 * 1024 * 1024,
+  maxSessions: 50_000,
+  maxSessionsPerPrincipal: 10_000,
+  maxStreams: 10_000,
+  maxStreamsPerPrincipal: 1_000,
+  streamMaxLifetime: '1h',
+  maxConcurrent: 64,
+  maxConcurrentPerPrincipal: 16,
+  maxQueuedCalls: 256,
+  queueTimeout: '10s',
+  maxInflightAnswerBytes: 256 * 1024 * 1024,
+} as const;
+
+export interface LimitsConfig {
+  maxBodyBytes: number;
+  maxHeaderBytes: number;
+  maxHeaderCount: number;
+  /** How long the rest of a request body may take to arrive once its headers have. */
+  bodyTimeoutMs: number;
+  /** Deepest nesting of objects and arrays in a request, an upstream answer or list item. */
+  maxJsonDepth: number;
+  maxUpstreamAnswerBytes: number;
+  /** Page size of the gateway's own merged-list pagination. */
+  pageSize: number;
+  /** Byte budget of the catalog's per-caller caches. */
+  catalogCacheBytes: number;
+  maxSessions: number;
+  maxSessionsPerPrincipal: number;
+  maxStreams: number;
+  maxStreamsPerPrincipal: number;
+  streamMaxLifetimeMs: number;
+  maxConcurrentPerPrincipal: number;
+  maxQueuedCalls: number;
+  queueTimeoutMs: number;
+  maxInflightAnswerBytes: number;
+}
+
+/** How many calls an upstream runs at once (concurrency-gate.ts). */
+export interface UpstreamConcurrency {
+  maxConcurrent: number;
+  maxConcurrentPerPrincipal: number;
+}
+
+type Ms = (value: RawDuration | undefined, fallback: string, at: string[]) => number;
+
+export function normalizeLimits(raw: RawLimitsConfig | undefined, ms: Ms): LimitsConfig {
+  const d = LIMIT_DEFAULTS;
+  return {
+    maxBodyBytes: raw?.maxBodyBytes ?? d.maxBodyBytes,
+    maxHeaderBytes: raw?.maxHeaderBytes ?? d.maxHeaderBytes,
+    maxHeaderCount: raw?.maxHeaderCount ?? d.maxHeaderCount,
+    bodyTimeoutMs: ms(raw?.bodyTimeout, d.bodyTimeout, ['limits', 'bodyTimeout']),
+    maxJsonDepth: raw?.maxJsonDepth ?? d.maxJsonDepth,
+    maxUpstreamAnswerBytes: raw?.maxUpstreamAnswerBytes ?? d.maxUpstreamAnswerBytes,
+    pageSize: raw?.pageSize ?? d.pageSize,
+    catalogCacheBytes: raw?.catalogCacheBytes ?? d.catalogCacheBytes,
+    maxSessions: raw?.maxSessions ?? d.maxSessions,
+    maxSessionsPerPrincipal: raw?.maxSessionsPerPrincipal ?? d.maxSessionsPerPrincipal,
+    maxStreams: raw?.maxStreams ?? d.maxStreams,
+    maxStreamsPerPrincipal: raw?.maxStreamsPerPrincipal ?? d.maxStreamsPerPrincipal,
+    streamMaxLifetimeMs: ms(raw?.streamMaxLifetime, d.streamMaxLifetime, ['limits', 'streamMaxLifetime']),
+    maxConcurrentPerPrincipal: raw?.maxConcurrentPerPrincipal ?? d.maxConcurrentPerPrincipal,
+    maxQueuedCalls: raw?.maxQueuedCalls ?? d.maxQueuedCalls,
+    queueTimeoutMs: ms(raw?.queueTimeout, d.queueTimeout, ['limits', 'queueTimeout']),
+    maxInflightAnswerBytes: raw?.maxInflightAnswerBytes ?? d.maxInflightAnswerBytes,
+  };
+}
+
+export function normalizeConcurrency(raw: { maxConcurrent?: number; maxConcurrentPerPrincipal?: number }, limits: LimitsConfig): UpstreamConcurrency {
+  return { maxConcurrent: raw.maxConcurrent ?? LIMIT_DEFAULTS.maxConcurrent, maxConcurrentPerPrincipal: raw.maxConcurrentPerPrincipal ?? limits.maxConcurrentPerPrincipal };
+}
