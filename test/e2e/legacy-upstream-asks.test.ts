@@ -102,3 +102,24 @@ describe('a legacy upstream asking the legacy client that made the call', () => 
     await client.close();
   });
 });
+
+describe('cancelling the call while the client is being asked', () => {
+  it('ends the wait: the upstream gets an error for its request, nothing is left waiting', async () => {
+    const client = await connectLegacyClient(gw.url, { capabilities: { elicitation: {} } });
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((r) => (asked = r));
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked();
+      return new Promise(() => undefined);
+    });
+    const abort = new AbortController();
+    const before = answersUpstreamGot().length;
+    const call = client.callTool({ name: 'l__ask_client', arguments: { what: 'elicitation' } }, undefined, { signal: abort.signal });
+    await wasAsked;
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => answersUpstreamGot().slice(before).map((a) => a.error?.code)).toEqual([-32603]);
+    expect(answersUpstreamGot().at(-1)!.error!.message).toMatch(/cancelled while waiting/);
+    await client.close();
+  });
+});
