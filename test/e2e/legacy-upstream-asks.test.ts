@@ -27,8 +27,8 @@ function answersUpstreamGot(): Array<{ id: unknown; result?: unknown; error?: { 
     .map((b) => ({ id: b.id, ...(b.result !== undefined ? { result: b.result } : {}), ...(b.error ? { error: b.error } : {}) }));
 }
 
-function textOf(r: { content?: unknown }): string {
-  return (r.content as Array<{ text: string }>)[0]!.text;
+function textOf(r: object): string {
+  return ((r as { content: Array<{ text: string }> }).content)[0]!.text;
 }
 
 describe('a legacy upstream asking the legacy client that made the call', () => {
@@ -120,6 +120,23 @@ describe('cancelling the call while the client is being asked', () => {
     await expect(call).rejects.toThrow();
     await expect.poll(() => answersUpstreamGot().slice(before).map((a) => a.error?.code)).toEqual([-32603]);
     expect(answersUpstreamGot().at(-1)!.error!.message).toMatch(/cancelled while waiting/);
+    await client.close();
+  });
+});
+
+describe('a legacy upstream asking outside any call (on its GET stream)', () => {
+  it('gets a clean error at once, so its tool answers instead of hanging', async () => {
+    const client = await connectLegacyClient(gw.url, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'accept', content: { name: 'lee' } };
+    });
+    // The fixture's `elicit` tool asks with no related request: the SDK sends it on the GET stream.
+    const r = await client.callTool({ name: 'l__elicit', arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/cannot relay elicitation\/create/);
+    expect(asked).toBe(0);
     await client.close();
   });
 });

@@ -166,6 +166,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n),
       maxEventLength: this.config.limits.maxAnswerBytes,
+      onServerRequest: (r) => void this.answerServerRequest(era, r, undefined).catch(this.bestEffort),
       logger: this.logger,
     });
     this.stream.open();
@@ -247,8 +248,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
   }
 
-  /** `inSession`: the request carried a legacy session (a 404 means the upstream forgot it). */
-  private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
+  private toResult(outcome: ExchangeOutcome, inSession: boolean /* a 404 then means "session forgotten" */): Result<JsonObject, GatewayError> {
     switch (outcome.kind) {
       case 'response':
         return isErrorResponse(outcome.message)
