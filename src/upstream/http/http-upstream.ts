@@ -290,10 +290,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private async cancelLegacy(requestId: number, reason: string): Promise<void> {
-    await this.link.post({
-      headers: this.headers.for('legacy', 'notifications/cancelled'),
-      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } },
-    });
+    await this.link.post({ headers: this.headers.for('legacy', 'notifications/cancelled'), body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } } });
   }
 
   async close(): Promise<void> {
