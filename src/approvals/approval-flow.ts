@@ -7,6 +7,7 @@ import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
+import { askFailureError } from '../protocol/client-ask.ts';
 import type { Decision } from '../policy/decision.ts';
 import type { ApprovalChannel, ApprovalOutcome, ApprovalRequest } from './approval.ts';
 import {
@@ -54,7 +55,7 @@ export interface FlowTarget extends ApprovalTarget {
 }
 
 function usable(channel: ApprovalChannel, call: Call, deps: ApprovalDeps | undefined): boolean {
-  if (channel === 'user') return call.era === 'modern' ? canElicitForm(call.clientCapabilities) && deps !== undefined : call.elicit !== undefined && canElicitForm(call.clientCapabilities);
+  if (channel === 'user') return call.era === 'modern' ? canElicitForm(call.clientCapabilities) && deps !== undefined : call.ask !== undefined && canElicitForm(call.clientCapabilities);
   return deps?.channels.has(channel) ?? false;
 }
 
@@ -97,11 +98,12 @@ export async function runApproval(deps: ApprovalDeps | undefined, call: Call, de
     const id = newUserApprovalId();
     userEvent(deps, 'approval_requested', call, t, id);
     const started = performance.now();
-    const answer = await call.elicit!(approvalQuestion(t), timeoutMs);
+    const answer = await call.ask!('elicitation/create', approvalQuestion(t), timeoutMs);
     const waitedMs = performance.now() - started;
     if (!answer.ok) {
-      userEvent(deps, 'approval_decided', call, t, id, { decision: 'expired', reason: answer.error.kind === 'approval_required' ? answer.error.message : answer.error.kind });
-      return { step: answer, waitedMs };
+      const error = askFailureError(answer.error);
+      userEvent(deps, 'approval_decided', call, t, id, { decision: 'expired', reason: error.kind === 'approval_required' ? error.message : error.kind });
+      return { step: err(error), waitedMs };
     }
     const verdict = readAnswer(answer.value);
     const decision = verdict.kind === 'approved' ? 'approved' : 'denied';

@@ -10,6 +10,7 @@ import type { GatewayError } from './errors.ts';
 import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
 import type { Result } from './result.ts';
 import type { ShapingRecord } from '../result-shaping/shape-result.ts';
+import type { ClientAsk } from './client-ask.ts';
 
 export interface Call {
   readonly era: Era;
@@ -37,8 +38,10 @@ export interface Call {
   readonly primeStream?: (retryMs: number | undefined) => void;
   /** Progress / log notifications for this request's stream. */
   readonly notify: (n: JsonRpcNotification) => void;
-  /** Legacy clients that declared elicitation: asks them on this call's stream and waits. */
-  readonly elicit?: (params: JsonObject, timeoutMs: number) => Promise<Result<JsonObject, GatewayError>>;
+  /** Legacy (2025-11-25) sessions: asks the calling client on this call's stream and waits,
+   * bounded by `timeoutMs` and by the call's signal. Refuses at once a method whose
+   * capability the client did not declare. */
+  readonly ask?: ClientAsk;
 }
 
 /** What a method answers: a result, or a gateway error that the era's rules map once. */

@@ -104,7 +104,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
           if (typeof requestId === 'string' || typeof requestId === 'number') inflight.get(session.id)?.get(requestId)?.abort();
         }
       } else if (isResponse(msg)) {
-        // The answer to a request the gateway sent on a call's stream (elicitation).
+        // The answer to a request the gateway sent on a call's stream (approval, or an upstream's question).
         clientRequests.answer(session.id, msg);
       }
       // Responses to server requests and other notifications are accepted (202).
@@ -152,7 +152,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         logger,
         observer,
         observation,
-        ...(isJsonObject(session.clientCapabilities.elicitation) ? { asker: { requests: clientRequests, sessionId: session.id } } : {}),
+        asker: { requests: clientRequests, sessionId: session.id },
         replay: { buffers: deps.replay, sessionId: session.id },
       },
     );

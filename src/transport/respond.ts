@@ -15,6 +15,8 @@ import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
+import { declaresFor, type ClientAsk } from '../protocol/client-ask.ts';
+import { err } from '../protocol/result.ts';
 import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
@@ -70,7 +72,7 @@ export interface DispatchOptions {
   onDone?: () => void;
   /** Legacy sessions: streams that an upstream made resumable keep their events here. */
   replay?: { buffers: ReplayBuffers; sessionId: string };
-  /** Legacy sessions whose client can answer requests on the stream (elicitation). */
+  /** Legacy sessions: the client can be asked on the call's stream (what it declared). */
   asker?: { requests: ClientRequests; sessionId: string };
   /** Span, metrics and audit of this request. */
   observer?: Observer;
@@ -97,7 +99,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
   };
   if (call.clientInfo) full.clientInfo = call.clientInfo;
   if (call.sessionId !== undefined) full.sessionId = call.sessionId;
-  if (opts.asker) full.elicit = exchange.elicitor(opts.asker);
+  if (opts.asker) full.ask = exchange.asker(opts.asker, call.clientCapabilities);
   if (opts.replay) full.primeStream = exchange.prime;
   if (observation) {
     full.requestId = observation.requestId;
@@ -148,11 +150,15 @@ class Exchange {
     this.stream(replay.buffers.open(replay.sessionId)).prime(retryMs ?? DEFAULT_RETRY_MS);
   };
 
-  elicitor(asker: { requests: ClientRequests; sessionId: string }): NonNullable<Call['elicit']> {
-    return (params, timeoutMs) => {
+  /** Asks the client on this call's stream under a fresh id of the gateway's (the asker's
+   * own id, an upstream's, is never shown to the client); a method whose capability the
+   * client did not declare is refused at once, so nobody waits on a question never sent. */
+  asker(asker: { requests: ClientRequests; sessionId: string }, caps: JsonObject): ClientAsk {
+    return (method, params, timeoutMs) => {
+      if (!declaresFor(method, caps)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
       const id = asker.requests.newId();
       const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, this.opts.signal);
-      this.stream().send({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
+      this.stream().send({ jsonrpc: '2.0', id, method, params });
       return answer;
     };
   }

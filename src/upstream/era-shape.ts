@@ -58,13 +58,16 @@ export function discoverParams(): JsonObject {
 }
 
 /**
- * The gateway initializes legacy upstream sessions declaring no client capabilities, so an
- * upstream never asks the gateway for input no client offered (README, Protocol eras: bridging step 1: never more than
- * the client declared).
+ * One legacy upstream session serves every client, so it declares everything the gateway can
+ * relay to one (MCP 2025-11-25 client features: sampling, elicitation in form and URL mode,
+ * roots without list-change notifications). A request for a client that did not declare the
+ * capability is refused at once (server-request-answer.ts; README, Protocol eras).
  */
 export function initializeParams(): JsonObject {
-  return { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: GATEWAY_CLIENT_INFO };
+  return { protocolVersion: LEGACY_VERSION, capabilities: LEGACY_CLIENT_CAPABILITIES, clientInfo: GATEWAY_CLIENT_INFO };
 }
+
+const LEGACY_CLIENT_CAPABILITIES: JsonObject = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
 
 export function identityFromDiscover(result: JsonObject): UpstreamIdentity {
   const meta = isJsonObject(result._meta) ? result._meta : {};

@@ -7,6 +7,7 @@ import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { LimitName } from '../telemetry/metrics.ts';
+import type { ClientAsk } from '../protocol/client-ask.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -25,6 +26,10 @@ export interface UpstreamRequest {
   onStreamPrimed?: (retryMs: number | undefined) => void;
   /** Progress / log notifications belonging to this request. */
   onNotification?: (n: JsonRpcNotification) => void;
+  /** Asks the client that made this request (2025-11-25 sessions only): how an upstream's
+   * sampling, elicitation or roots request during the call reaches it. Absent: nobody can
+   * answer, and the upstream gets an error at once. */
+  ask?: ClientAsk;
 }
 
 export type UpstreamState = 'starting' | 'up' | 'down';

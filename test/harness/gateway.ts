@@ -9,7 +9,6 @@ import type { GatewayConfig } from '../../src/config/types.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { LogFields } from '../../src/telemetry/logger.ts';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
-import { vi } from 'vitest';
 
 export interface TestGateway extends RunningGateway {
   config: GatewayConfig;
@@ -34,8 +33,20 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
     config,
     logs: lines,
     async waitUp(timeoutMs = 10_000) {
-      await vi.waitUntil(() => gw.upstreams.every((u) => u.status().state === 'up'), { timeout: timeoutMs, interval: 25 }).catch(() => {
-        throw new Error(`upstreams not up: ${JSON.stringify(gw.upstreams.map((u) => u.status()))}`);
+      // Woken by the upstreams' own state events, not vi.waitUntil: the conformance runner
+      // uses this harness under plain node, where vi.waitUntil never sees a state change.
+      const allUp = (): boolean => gw.upstreams.every((u) => u.status().state === 'up');
+      if (allUp()) return;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`upstreams not up: ${JSON.stringify(gw.upstreams.map((u) => u.status()))}`)), timeoutMs);
+        for (const u of gw.upstreams) {
+          u.onEvent((ev) => {
+            if (ev.type === 'state' && allUp()) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        }
       });
     },
   };

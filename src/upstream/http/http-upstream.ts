@@ -24,6 +24,7 @@ import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
+import { answerServerRequest } from '../server-request-answer.ts';
 import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
 
@@ -166,15 +167,15 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n),
       maxEventLength: this.config.limits.maxAnswerBytes,
+      onServerRequest: (r) => void this.answerServerRequest(era, r, undefined).catch(this.bestEffort),
       logger: this.logger,
     });
     this.stream.open();
   }
 
-  /** It stopped working: forget era and session so the next request probes again, and stop
-   * the notification stream (it would retry a dead URL or a forgotten session); the next
-   * successful probe opens a fresh one. `reason` goes to the client, `status` to /readyz,
-   * `log` to the log (failure-text.ts). */
+  /** It stopped working: forget era and session (the next request probes again) and stop the
+   * notification stream (the next probe opens a fresh one). `reason` goes to the client,
+   * `status` to /readyz, `log` to the log (failure-text.ts). */
   private fail(reason: string, status = reason, log = status): Result<never, GatewayError> {
     this.era = undefined;
     this.setSession(undefined);
@@ -185,8 +186,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
   }
 
-  /** A down upstream is probed again in the background with backoff, so /readyz and the
-   * merged lists recover without waiting for a client request to reach it. */
+  /** A down upstream is probed again in the background with backoff (/readyz and the merged lists recover unasked). */
   private scheduleReprobe(): void {
     if (this.closed || this.reprobeTimer) return;
     const delay = this.reprobeDelay;
@@ -201,12 +201,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.reprobeTimer.unref();
   }
 
-  /**
-   * A connection was lost under one call: that call fails, but era and session stay, as
-   * other calls may be doing fine. One cheap idempotent request (legacy ping in the session,
-   * modern server/discover) tells whether the upstream is still there; only if it is not is
-   * the upstream marked down (connection-loss.ts).
-   */
+  /** A connection was lost under one call: that call fails, era and session stay (other
+   * calls may be fine). One cheap idempotent request (legacy ping, modern server/discover)
+   * tells whether the upstream is still there; only if not is it marked down (connection-loss.ts). */
   private checkAfterLoss(): void {
     const era = this.era;
     if (this.checking || era === undefined || this.closed) return;
@@ -241,7 +238,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       onNotification: (n) => {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
-      onServerRequest: (r) => void this.answerServerRequest(era, r).catch(this.bestEffort),
+      onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
       resumable: era === 'legacy',
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
@@ -252,8 +249,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
   }
 
-  /** `inSession`: the request carried a legacy session, so a 404 means the upstream forgot it. */
-  private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
+  private toResult(outcome: ExchangeOutcome, inSession: boolean /* a 404 then means "session forgotten" */): Result<JsonObject, GatewayError> {
     switch (outcome.kind) {
       case 'response':
         return isErrorResponse(outcome.message)
@@ -290,20 +286,14 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** What nobody waits on (probes, checks, answers to the upstream's requests, cancellations) reports errors as values; a rejection is a bug, logged. */
   private readonly bestEffort = (e: unknown): void => this.logger.warn('upstream background request failed', { error: (e as Error).message });
 
-  /** Legacy upstreams may start requests on a POST stream; the gateway declared no client
-   * capabilities, so only `ping` gets an answer and anything else a method-not-found. */
-  private async answerServerRequest(era: Era, r: JsonRpcRequest): Promise<void> {
-    const reply: JsonObject = r.method === 'ping'
-      ? { jsonrpc: '2.0', id: r.id, result: {} }
-      : { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `Gatehouse does not relay ${r.method} to this client` } };
-    await this.link.post({ headers: this.headers.for(era, 'response'), body: reply });
+  /** A request on a call's POST stream: the caller answers, or it is refused at once. */
+  private async answerServerRequest(era: Era, r: JsonRpcRequest, ask: UpstreamRequest['ask']): Promise<void> {
+    const reply = await answerServerRequest(r, era === 'legacy' ? ask : undefined, this.config.timeoutMs);
+    await this.link.post({ headers: this.headers.for(era, 'response'), body: { jsonrpc: '2.0', ...reply } });
   }
 
   private async cancelLegacy(requestId: number, reason: string): Promise<void> {
-    await this.link.post({
-      headers: this.headers.for('legacy', 'notifications/cancelled'),
-      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } },
-    });
+    await this.link.post({ headers: this.headers.for('legacy', 'notifications/cancelled'), body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } } });
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
 // of a session (2025-11-25) or a modern `subscriptions/listen` POST stream (MCP 2026-07-28, basic/patterns/subscriptions).
 // Reconnects with backoff while open; ends when closed.
 import type { Pool } from 'undici';
-import type { JsonObject, JsonRpcNotification } from '../../protocol/message.ts';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../protocol/message.ts';
 import { isJsonObject } from '../../protocol/message.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { discoverParams } from '../era-shape.ts';
@@ -22,6 +22,8 @@ export interface NotificationStreamOptions {
   onNotification: (n: JsonRpcNotification) => void;
   /** Largest event, in characters (limits.maxUpstreamAnswerBytes). */
   maxEventLength: number;
+  /** A request on this stream belongs to no call: it must still get an answer (a refusal). */
+  onServerRequest: (r: JsonRpcRequest) => void;
   logger: Logger;
 }
 
@@ -106,7 +108,10 @@ export class NotificationStream {
       if (data === '') continue;
       const m = parseWireMessage(data);
       if (m === undefined) this.opts.logger.warn('unparseable message on notification stream');
-      else if ('method' in m && typeof m.method === 'string') this.opts.onNotification(m as JsonRpcNotification);
+      else if ('method' in m && typeof m.method === 'string') {
+        if ('id' in m && m.id !== undefined) this.opts.onServerRequest(m as JsonRpcRequest);
+        else this.opts.onNotification(m as JsonRpcNotification);
+      }
     }
     return 200;
   }
