@@ -5,7 +5,7 @@
 // Pool, credentials and resending: upstream-connection.ts; request headers:
 // request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
 // called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
-import { ANSWER_BUDGET_RETRY_MS, type AnswerBudget } from '../../limits/answer-budget.ts';
+import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { HttpUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../../protocol/message.ts';
@@ -24,6 +24,7 @@ import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import { NotificationStream } from './notification-stream.ts';
+import { answerMeaning } from './answer-meaning.ts';
 import { answerServerRequest } from '../server-request-answer.ts';
 import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
@@ -249,38 +250,19 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return outcome.kind === 'credentials_failed' ? err(outcome.error) : this.toResult(outcome, era === 'legacy' && headers['mcp-session-id'] !== undefined);
   }
 
-  private toResult(outcome: ExchangeOutcome, inSession: boolean /* a 404 then means "session forgotten" */): Result<JsonObject, GatewayError> {
-    switch (outcome.kind) {
-      case 'response':
-        return isErrorResponse(outcome.message)
-          ? err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error })
-          : ok(outcome.message.result);
-      case 'accepted':
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'answered a request with 202 and no response' });
-      case 'http_error':
-        if (outcome.status === 404 && inSession) return err({ kind: 'session_not_found' });
-        if (outcome.message && isErrorResponse(outcome.message)) {
-          return err({ kind: 'upstream_error', upstream: this.name, error: outcome.message.error, status: outcome.status });
-        }
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: `HTTP ${outcome.status}` });
-      case 'timeout':
-        return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
-      case 'aborted':
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
-      case 'too_large':
-        this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
-        this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
-      case 'over_budget': // The answers in flight hold the whole memory budget: not this upstream's fault.
-        return err({ kind: 'over_capacity', limit: 'maxInflightAnswerBytes', message: `Upstream "${this.name}": ${reasonOf(outcome)}; try again shortly`, retryAfterMs: ANSWER_BUDGET_RETRY_MS });
-      case 'network_error': {
-        if (this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
-        if (!outcome.responded && !isLostConnection(outcome.error)) return this.unreachable(outcome);
-        this.logger.warn('upstream connection lost under a request', { error: this.words.forLog(outcome) });
-        this.checkAfterLoss();
-        return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
-      }
+  private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
+    const meant = answerMeaning(outcome, { upstream: this.name, timeoutMs: this.config.timeoutMs, inSession });
+    if (meant) return meant;
+    if (outcome.kind === 'too_large') {
+      this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
+      this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
+      return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
     }
+    if (outcome.kind !== 'network_error' || this.closed) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome as Unanswered) });
+    if (!outcome.responded && !isLostConnection(outcome.error)) return this.unreachable(outcome);
+    this.logger.warn('upstream connection lost under a request', { error: this.words.forLog(outcome) });
+    this.checkAfterLoss();
+    return err({ kind: 'upstream_unavailable', upstream: this.name, reason: reasonOf(outcome) });
   }
 
   /** What nobody waits on (probes, checks, answers to the upstream's requests, cancellations) reports errors as values; a rejection is a bug, logged. */
