@@ -1,32 +1,18 @@
-// Process edge: argv -> command. Nothing here writes to stdout (help text is src/cli's).
+// Process edge: argv -> command. Nothing here writes to stdout (help and version are src/cli's).
 // Each command's module is imported only when that command runs, so `--help`, `--version`
 // and the small commands do not load the whole gateway first.
-import { helpRequested, helpText, helpTopic } from './cli/help.ts';
-import { packageVersion } from './cli/version.ts';
+import { helpRequested, helpTopic, printHelp, USAGE } from './cli/help.ts';
+import { printVersion } from './cli/version.ts';
 
 // @hono/node-server reports aborted requests with console.info; stdout is not for logs.
 console.info = (...args: unknown[]) => process.stderr.write(`${args.map(String).join(' ')}\n`);
 
-const USAGE = helpText('') ?? '';
-
-/** Help for the command path in `words`, or for the words after `help`. 0 printed, 2 unknown. */
-function printHelp(words: readonly string[]): number {
-  const topic = helpTopic(words);
-  const text = topic === undefined ? undefined : helpText(topic);
-  if (text === undefined) {
-    process.stderr.write(`gatehouse: no help for "${words.join(' ')}"\n${USAGE}`);
-    return 2;
-  }
-  process.stdout.write(text);
-  return 0;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'help') return printHelp(rest);
   if (command === '--version' || command === '-V' || command === 'version') {
-    process.stdout.write(`${packageVersion()}\n`);
-    return 0;
+    return printVersion();
   }
   // `gatehouse policy frob --help` is left to the dispatcher, which names the unknown word.
   if (helpRequested(argv) && helpTopic(argv) !== undefined) return printHelp(argv);

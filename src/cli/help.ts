@@ -217,3 +217,17 @@ export function helpTopic(words: readonly string[]): string | undefined {
 export function helpText(topic: string): string | undefined {
   return HELP[topic];
 }
+
+export const USAGE = helpText('') ?? '';
+
+/** Prints the help for the command path in `words` (or the words after `help`): 0 printed, 2 unknown. */
+export function printHelp(words: readonly string[]): number {
+  const topic = helpTopic(words);
+  const text = topic === undefined ? undefined : helpText(topic);
+  if (text === undefined) {
+    process.stderr.write(`gatehouse: no help for "${words.join(' ')}"\n${USAGE}`);
+    return 2;
+  }
+  process.stdout.write(text);
+  return 0;
+}

@@ -1,8 +1,9 @@
-// The package's version, read from its package.json: two folders up from this module both in
-// src/cli/ (a checkout) and in dist/cli/ (the installed package), so the two never disagree.
-import { readFileSync } from 'node:fs';
+// `gatehouse --version`: the package's version, the one Gatehouse also gives as its
+// Implementation version (protocol/implementation.ts reads it from package.json).
+import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+/** The version on stdout. */
+export function printVersion(): number {
+  process.stdout.write(`${GATEWAY_VERSION}\n`);
+  return 0;
 }

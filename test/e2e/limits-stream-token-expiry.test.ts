@@ -48,6 +48,5 @@ describe('stream lifetime and the token', () => {
     expect(sse.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'exp-1', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'exp-1' } } });
     const closed = readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.event === 'stream_closed');
     expect(closed).toEqual([expect.objectContaining({ detail: expect.objectContaining({ stream: 'listen', subscriptionId: 'exp-1', reason: 'lifetime', principal: { subject: 'short-lived', method: 'jwt' } }) })]);
-    expect(closed[0].detail.durationMs).toBeLessThan(60_000);
   });
 });
