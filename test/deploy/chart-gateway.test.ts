@@ -92,7 +92,8 @@ describe('one replica, the chart making its own Secret', () => {
     expect(config.audit.dir).toBe(join(pod.mounts['/var/lib/gatehouse']!, 'audit'));
 
     const gw = await startGatewayProcess(pod.args, pod.env);
-    for (const get of probes(objects)) expect(await probe(gw.origin, get), get.path).toBe(200);
+    // The kubelet repeats a readiness probe until it passes: /readyz is 503 until an upstream is up.
+    for (const get of probes(objects)) await expect.poll(() => probe(gw.origin, get), { message: get.path, timeout: 20_000 }).toBe(200);
     expect(gw.url).toBe(`${gw.origin}${mcpPath(pod.configText)}`);
     const client = await connectLegacyClient(gw.url);
     const tools = await client.listTools();
@@ -153,7 +154,7 @@ describe('the production profile: two replicas, one Redis, one audit claim', () 
     }
     replicas.push(...(await Promise.all(pods.map((pod) => startGatewayProcess(pod.args, pod.env)))));
     for (const gw of replicas) {
-      for (const get of probes(objects)) expect(await probe(gw.origin, get), get.path).toBe(200);
+      for (const get of probes(objects)) await expect.poll(() => probe(gw.origin, get), { message: get.path, timeout: 20_000 }).toBe(200);
     }
   });
 
