@@ -62,7 +62,7 @@ function request(lines: string[]): string {
 }
 
 const auditedRefusals = (): number =>
-  readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.type === 'request' && r.errorCode === -32600).length;
+  readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'request' && r.errorCode === -32600).length;
 
 describe('a request that repeats a header that may come once', () => {
   it('answers as usual when every such header comes once', async () => {
