@@ -21,10 +21,13 @@ import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
-import type { ReplayBuffers, ReplayLog } from './sse-replay.ts';
+import type { ReplayBuffers } from './sse-replay.ts';
 
 /** What a primed stream asks a client to wait before it reconnects, when the upstream said nothing (ms). */
 const DEFAULT_RETRY_MS = 1000;
+/** How long an answer from a resumable upstream stream may take and still go back as plain
+ * JSON; past it the client's answer becomes a primed, resumable stream (Exchange.prime). */
+export const PRIME_DELAY_MS = 100;
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 /** What a client is told about an exception inside the gateway; the details go to the log. */
@@ -116,6 +119,8 @@ class Exchange {
   readonly notify: (n: JsonRpcNotification) => void;
   private settle!: (r: HttpReply) => void;
   private sse: SseStream | undefined;
+  private primeTimer: NodeJS.Timeout | undefined;
+  private primeRetryMs: number | undefined;
 
   constructor(private readonly opts: DispatchOptions) {
     this.response = new Promise<HttpReply>((r) => {
@@ -126,9 +131,12 @@ class Exchange {
     };
   }
 
-  private stream(replay?: ReplayLog): SseStream {
+  private stream(): SseStream {
     if (!this.sse) {
       const opts = this.opts;
+      const retryMs = this.primeRetryMs;
+      const replay = retryMs !== undefined && opts.replay ? opts.replay.buffers.open(opts.replay.sessionId) : undefined;
+      this.cancelPrime();
       this.sse = new SseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
         ...(replay ? { replay } : {}),
@@ -136,19 +144,33 @@ class Exchange {
           if (opts.cancelOnDisconnect) opts.abort.abort();
         },
       });
+      if (replay && retryMs !== undefined) this.sse.prime(retryMs);
       this.settle(this.sse);
     }
     return this.sse;
   }
 
-  /** The upstream made its answer a resumable stream, so this answer becomes one too: a
-   * stream with event ids, primed with the upstream's retry interval (2025-11-25). Only
-   * while nothing has been sent yet: ids cannot be given to events already written. */
+  /** The upstream made its answer a resumable stream (it sent a priming event), so this
+   * answer becomes one too: a stream with event ids, primed with the upstream's retry
+   * interval (2025-11-25). Not at once: an answer that arrives within PRIME_DELAY_MS goes
+   * back as plain JSON, which a client cannot lose half of, and costs no replay log; a call
+   * that takes longer, or whose first notification or question comes sooner, gets the
+   * primed stream then. Only while nothing has been sent yet: ids cannot be given to events
+   * already written. */
   readonly prime = (retryMs: number | undefined): void => {
-    const replay = this.opts.replay;
-    if (this.sse !== undefined || replay === undefined) return;
-    this.stream(replay.buffers.open(replay.sessionId)).prime(retryMs ?? DEFAULT_RETRY_MS);
+    if (this.sse !== undefined || this.opts.replay === undefined || this.primeTimer !== undefined) return;
+    this.primeRetryMs = retryMs ?? DEFAULT_RETRY_MS;
+    this.primeTimer = setTimeout(() => {
+      this.primeTimer = undefined;
+      this.stream();
+    }, PRIME_DELAY_MS);
   };
+
+  private cancelPrime(): void {
+    if (this.primeTimer === undefined) return;
+    clearTimeout(this.primeTimer);
+    this.primeTimer = undefined;
+  }
 
   /** Asks the client on this call's stream under a fresh id of the gateway's (the asker's
    * own id, an upstream's, is never shown to the client); a method whose capability the
@@ -168,6 +190,7 @@ class Exchange {
     this.report('request failed while finishing', call, e);
     const id = call.id;
     const { status, error } = mapError(INTERNAL_FAILURE, true);
+    this.cancelPrime();
     if (this.sse) this.sse.close();
     else this.settle({ status, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, error }) });
     this.opts.onDone?.();
@@ -190,6 +213,8 @@ class Exchange {
       this.report('request failed in the gateway', full, e);
       reply = { ok: false, error: INTERNAL_FAILURE };
     }
+    // The answer is here: a stream not opened yet is not needed for it.
+    this.cancelPrime();
     const observer = opts.observer;
     const observation = opts.observation;
     if (opts.signal.aborted) {

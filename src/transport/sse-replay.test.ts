@@ -88,6 +88,34 @@ describe('resumable legacy streams', () => {
     expect(buffers.resume('s3', mine.ids()[0])).toBeUndefined();
   });
 
+  it('expires ended streams by the time each ended, also after many more streams than the cap came and went', () => {
+    let now = 0;
+    const buffers = new ReplayBuffers(() => now);
+    // Far more ended streams than the cap: the oldest are evicted, the queue of ended ones is compacted.
+    for (let i = 0; i < 5 * REPLAY_MAX_STREAMS; i++) {
+      const w = writer(buffers, 's1');
+      w.stream.prime(100);
+      w.stream.close();
+    }
+    const early = writer(buffers, 's1');
+    early.stream.prime(100);
+    early.stream.close();
+    now += REPLAY_RETENTION_MS / 2;
+    const late = writer(buffers, 's1');
+    late.stream.prime(100);
+    late.stream.close();
+    const open = writer(buffers, 's1');
+    open.stream.prime(100);
+    expect(new Set([early.ids()[0], late.ids()[0], open.ids()[0]]).size).toBe(3);
+    now += REPLAY_RETENTION_MS / 2 + 1;
+    expect(buffers.resume('s1', early.ids()[0])).toBeUndefined();
+    expect(buffers.resume('s1', late.ids()[0])).toBeDefined();
+    now += REPLAY_RETENTION_MS;
+    expect(buffers.resume('s1', late.ids()[0])).toBeUndefined();
+    // A stream that has not ended is never expired by time.
+    expect(buffers.resume('s1', open.ids()[0])).toBeDefined();
+  });
+
   it('still records what a call sends after its client went away', () => {
     const buffers = new ReplayBuffers();
     const { stream, ids } = writer(buffers, 's1');

@@ -37,6 +37,14 @@ const ID = /^([0-9a-f]{16})_(\d+)$/;
 
 export class ReplayBuffers {
   private readonly logs = new Map<string, Log>();
+  // Ended streams in the order they ended (so by end time): purging pops from the front
+  // instead of walking every log on every request.
+  private readonly ended: { stream: string; log: Log }[] = [];
+  // Stream names: a random prefix per buffer set and a counter. They need to be distinct, not
+  // secret (a stream is found only from the session that opened it), and one random draw per
+  // call showed in profiles.
+  private readonly prefix = randomBytes(4).toString('hex');
+  private counter = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -44,14 +52,20 @@ export class ReplayBuffers {
   open(session: string): ReplayLog {
     this.purge();
     while (this.logs.size >= REPLAY_MAX_STREAMS) this.logs.delete(this.logs.keys().next().value!);
-    const stream = randomBytes(8).toString('hex');
+    this.counter = (this.counter + 1) >>> 0;
+    const stream = this.prefix + this.counter.toString(16).padStart(8, '0');
     const log: Log = { session, events: [], bytes: 0, seq: 0, endedAt: undefined, followers: new Set() };
     this.logs.set(stream, log);
     return {
       nextId: () => `${stream}_${++log.seq}`,
       record: (id, chunk) => this.record(log, Number(ID.exec(id)?.[2] ?? log.seq), chunk),
       end: () => {
+        if (log.endedAt !== undefined) return;
         log.endedAt = this.now();
+        this.ended.push({ stream, log });
+        // Entries of logs the stream cap already evicted are dropped in one pass now and then,
+        // so the queue stays within a small multiple of the cap whatever the call rate.
+        if (this.ended.length > 2 * REPLAY_MAX_STREAMS) this.compactEnded();
         for (const f of log.followers) f.close();
         log.followers.clear();
       },
@@ -88,8 +102,18 @@ export class ReplayBuffers {
     for (const f of log.followers) f.sendChunk(chunk);
   }
 
+  private compactEnded(): void {
+    const live = this.ended.filter((e) => this.logs.get(e.stream) === e.log);
+    this.ended.length = 0;
+    this.ended.push(...live);
+  }
+
   private purge(): void {
     const t = this.now();
-    for (const [id, log] of this.logs) if (log.endedAt !== undefined && t - log.endedAt > REPLAY_RETENTION_MS) this.logs.delete(id);
+    while (this.ended.length > 0 && t - this.ended[0]!.log.endedAt! > REPLAY_RETENTION_MS) {
+      const { stream, log } = this.ended.shift()!;
+      // Only if the name still holds this log (it may have been evicted by the stream cap).
+      if (this.logs.get(stream) === log) this.logs.delete(stream);
+    }
   }
 }

@@ -60,13 +60,14 @@ async function readEvents(res: Response, done: (events: RawEvent[]) => boolean):
   return events;
 }
 
-const callReconnection = (sid: string, id: number, signal?: AbortSignal) =>
+const callTool = (sid: string, id: number, name: string, signal?: AbortSignal, meta?: Record<string, unknown>) =>
   fetch(gw.url, {
     method: 'POST',
     headers: { ...BASE, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
     ...(signal ? { signal } : {}),
   });
+const callReconnection = (sid: string, id: number, signal?: AbortSignal) => callTool(sid, id, 'test_reconnection', signal);
 
 const answerOf = (events: RawEvent[], id: number) => events.find((e) => e.data !== '' && JSON.parse(e.data).id === id);
 
@@ -81,6 +82,24 @@ describe('a resumable upstream stream, relayed to a 2025-11-25 client', () => {
     expect(answer.id).toEqual(expect.any(String));
     expect(answer.id).not.toBe(events[0]!.id);
     expect(JSON.parse(answer.data).result.content[0].text).toMatch(/completed/);
+  });
+
+  it('answers a call that completes at once as plain JSON, though the upstream primed its stream', async () => {
+    const sid = await openSession();
+    const res = await callTool(sid, 3, 'test_simple_text');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await res.json()) as { result: { content: { text: string }[] } }).result.content[0]!.text).toEqual(expect.any(String));
+  });
+
+  it('makes the stream resumable from its first notification on: primed first, ids on every event', async () => {
+    const sid = await openSession();
+    const res = await callTool(sid, 4, 'test_tool_with_progress', undefined, { progressToken: 'p4' });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await readEvents(res, (ev) => answerOf(ev, 4) !== undefined);
+    expect(events[0]).toMatchObject({ id: expect.any(String), retry: '500', data: '' });
+    const progress = events.filter((e) => e.data !== '' && JSON.parse(e.data).method === 'notifications/progress');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const e of events.slice(1)) expect(e.id).toEqual(expect.any(String));
   });
 
   it('gives a client that lost its stream the rest, response included, on GET with Last-Event-ID', async () => {
