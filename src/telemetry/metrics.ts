@@ -169,6 +169,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['limit'] as const,
     registers,
   });
+  // The labelled series of the per-request metrics, by their label values: prom-client hashes
+  // a label object on every call, which showed in the hot path's profile. The label guards
+  // bound the values, so these maps hold no more series than prom-client itself does.
+  const requestChildren = new Map<string, { inc(): void }>();
+  const methodChildren = new Map<string, { duration: { observe(v: number): void }; overhead: { observe(v: number): void } }>();
+  const upstreamChildren = new Map<string, { observe(v: number): void }>();
   // Every limit reads 0 from the start, so a rate() over it needs no first hit.
   for (const limit of LIMIT_NAMES) limitHits.inc({ limit }, 0);
 
@@ -222,13 +228,25 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   return {
     recordRequest(s) {
       const method = methodLabel(s.method);
-      requests.inc({ method, upstream: upstreamLabel(s.upstream ?? ''), tool: toolLabel(s.tool ?? ''), outcome: s.outcome });
+      const upstream = upstreamLabel(s.upstream ?? '');
+      const tool = toolLabel(s.tool ?? '');
+      const key = `${method}\u0000${upstream}\u0000${tool}\u0000${s.outcome}`;
+      let count = requestChildren.get(key);
+      if (count === undefined) requestChildren.set(key, (count = requests.labels({ method, upstream, tool, outcome: s.outcome })));
+      count.inc();
+      let times = methodChildren.get(method);
+      if (times === undefined) methodChildren.set(method, (times = { duration: duration.labels({ method }), overhead: overhead.labels({ method }) }));
       const total = s.durationMs / 1000;
-      duration.observe({ method }, total);
-      overhead.observe({ method }, Math.max(0, total - (s.upstreamMs ?? 0) / 1000));
+      times.duration.observe(total);
+      times.overhead.observe(Math.max(0, total - (s.upstreamMs ?? 0) / 1000));
     },
     recordUpstreamCall(s) {
-      upstreamDuration.observe({ upstream: upstreamLabel(s.upstream), method: methodLabel(s.method) }, s.durationMs / 1000);
+      const upstream = upstreamLabel(s.upstream);
+      const method = methodLabel(s.method);
+      const key = `${upstream}\u0000${method}`;
+      let child = upstreamChildren.get(key);
+      if (child === undefined) upstreamChildren.set(key, (child = upstreamDuration.labels({ upstream, method })));
+      child.observe(s.durationMs / 1000);
     },
     recordCacheLookup(kind, hit) {
       (hit ? cacheHits : cacheMisses).inc({ kind: kindLabel(kind) });
