@@ -30,7 +30,14 @@ export function createLimiter(config: GatewayConfig): RateLimiter {
 
 export function createEnforcement(
   config: GatewayConfig,
-  deps: { catalog: Catalog; notifier: Notifier; logger: Logger; event?: (event: EventAuditRecord['event'], detail: JsonObject) => void },
+  deps: {
+    catalog: Catalog;
+    /** Each virtual server's catalog, by server name: a policy swap is judged on the lists each listener is served. */
+    servers?: ReadonlyMap<string, Catalog>;
+    notifier: Notifier;
+    logger: Logger;
+    event?: (event: EventAuditRecord['event'], detail: JsonObject) => void;
+  },
 ): Enforcement {
   const { logger, catalog, notifier } = deps;
   const event = deps.event ?? ((): void => undefined);
@@ -48,8 +55,9 @@ export function createEnforcement(
     event('policy_reloaded', { dir: config.policy!.dir, from: before.version, to: after.version, rules: after.rules.length });
     const told: Promise<boolean>[] = [];
     for (const listener of notifier.all()) {
-      if (!listener.principal) continue;
-      told.push(changedLists(catalog, listener.principal, before, after).then(
+      const served = listener.server === undefined ? catalog : deps.servers?.get(listener.server);
+      if (!listener.principal || !served) continue;
+      told.push(changedLists(served, listener.principal, before, after, listener.server).then(
         (kinds) => {
           const wanted = [...kinds].filter((kind) => listener.wants.has(kind));
           for (const kind of wanted) listener.deliver(kind);
@@ -74,7 +82,7 @@ export function createEnforcement(
     const action = { kind: 'tool' as const, upstream: tool.upstream, name: tool.name, upstreamName: tool.upstreamName };
     for (const listener of notifier.all()) {
       if (!listener.wants.has('tools') || !listener.principal) continue;
-      if (policy.current().visible(listener.principal, action)) listener.deliver('tools');
+      if (policy.current().visible(listener.principal, listener.server === undefined ? action : { ...action, server: listener.server })) listener.deliver('tools');
     }
   };
   const enforcer = createEnforcer({ policy, limiter, logger, onQuarantineChange });

@@ -15,6 +15,8 @@ import { createMetrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 import { createEnforcement } from './enforcement-wiring.ts';
+import { createServerCatalogs, createServerEndpoints } from './server-endpoints.ts';
+import { buildRouteTable } from '../servers/server-routes.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
@@ -45,6 +47,8 @@ export interface RunningGateway {
   port: number;
   /** Base URL of the admin listener, when `admin` is configured. */
   adminUrl?: string;
+  /** The URL of each virtual server (`servers:`), by name. */
+  servers: Readonly<Record<string, string>>;
   upstreams: readonly Upstream[];
   notifier: Notifier;
   /** Stops at once: connections cut, then everything closed. */
@@ -79,6 +83,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
   const upstreams = createUpstreams(config, logger, answerBudget);
   const catalog = new Catalog(config, upstreams, logger, cursorSecret);
+  const serverCatalogs = createServerCatalogs(config, catalog, upstreams);
   const { limits } = config;
   const gates = new Map(
     config.upstreams.map((u) => [u.name, new ConcurrencyGate(u.name, { ...u.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })]),
@@ -92,7 +97,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   };
   let enforcement: ReturnType<typeof createEnforcement>;
   try {
-    enforcement = createEnforcement(config, { catalog, notifier, logger, event });
+    enforcement = createEnforcement(config, { catalog, servers: serverCatalogs, notifier, logger, event });
   } catch (e) {
     await audit.close();
     throw e;
@@ -108,7 +113,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const metrics = createMetrics({
     processMetrics: config.metrics.processMetrics,
     pendingApprovals: () => pendingApprovals,
-    isExposedTool: (name) => catalog.exposes('tools', name),
+    isExposedTool: (name) => catalog.exposes('tools', name) || [...serverCatalogs.values()].some((c) => c.exposes('tools', name)),
     capacity: { catalog: () => catalog.stats(), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
@@ -133,7 +138,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     });
   }
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
-  const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
+  const bodies = config.audit.enabled ? createAuditBodies(config.audit) : undefined;
+  const observer = createObserver({ tracing, metrics, audit, ...(bodies ? { bodies } : {}), logger });
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
   const authenticate: Authenticate = config.identity
     ? createAuthenticator(config.identity)
@@ -158,12 +164,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   });
   const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, gates, ...(opts.now ? { now: opts.now } : {}) });
+  const validator = new SchemaValidator();
+  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator, metrics, approvals: approvals.deps, subscriptions, gates, ...(opts.now ? { now: opts.now } : {}) });
   // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
   const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
   const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
   const drainState = new DrainState();
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, failingLists: () => catalog.failingLists(), extraRoutes: [approvals.routes], drain: drainState });
+  // Virtual servers: more endpoints, found by path and Host; without them the listener is as before.
+  const servers = config.servers.length === 0 ? undefined : createServerEndpoints({ config, catalogs: serverCatalogs, upstreams, logger, enforcer: enforcement.enforcer, validator, metrics, tracing, audit, bodies, approvals: approvals.deps, gates, sessions, notifier, authenticate, ...(opts.now ? { now: opts.now } : {}) });
+  const routing = servers && { routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...servers.routes]), serverMetadata: buildRouteTable(servers.metadata) };
+  const listener = buildListener({ config, upstreams, mcp, metrics, logger, failingLists: () => catalog.failingLists(), extraRoutes: [approvals.routes], drain: drainState, ...routing });
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -223,6 +233,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   return {
     url: `http://${host}:${port}${config.listen.path}`,
     port,
+    servers: Object.fromEntries(config.servers.map((s) => [s.name, `http://${host}:${port}${s.path}`])),
     upstreams,
     notifier,
     ...(admin === undefined ? {} : { adminUrl: admin.url }),

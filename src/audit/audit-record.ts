@@ -18,6 +18,8 @@ export interface RequestAuditRecord {
   client?: { name?: string; version?: string };
   era: 'modern' | 'legacy';
   method: string;
+  /** The virtual server the request came to; absent on the default endpoint. */
+  server?: string;
   upstream?: string;
   /** Exposed (prefixed) tool / prompt name, or URI. */
   name?: string;

@@ -15,6 +15,8 @@ export interface RecordTiming {
   errorCode?: number;
   durationMs: number;
   responseBytes?: number;
+  /** The virtual server the request came to; undefined: the default endpoint. */
+  server?: string;
 }
 
 function requestBody(call: Call): JsonValue | undefined {
@@ -56,6 +58,7 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
     responseBytes: t.responseBytes,
     result: withResult ? bodies.result(name, reply.value) : refusedResult,
     rpcId: call.id ?? null,
+    server: t.server,
     shaping: record.shaping,
     time: t.time,
     traceId: t.traceId || undefined,

@@ -12,16 +12,16 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { CacheScope, ItemOrigin } from './merge.ts';
-import { type ListKind } from '../protocol/list-kinds.ts';
-import { PartCache, type Part } from './part-cache.ts';
-import { LIST_METHODS } from '../protocol/list-kinds.ts';
+import type { PartCache, Part } from './part-cache.ts';
+import { SharedParts } from './shared-parts.ts';
+import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
-import { WarnOnce } from './warn-once.ts';
 import { buildMergedView, viewKey, type MergedView, type MissingPart } from './merged-view.ts';
 import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
-import { ListCircuit, type OpenList } from './list-circuit.ts';
-import { partWithin, type PartWithinDeps } from './part-within.ts';
+import type { OpenList } from './list-circuit.ts';
+import { partWithin } from './part-within.ts';
+import type { ServerScope } from '../servers/server-view.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListFilter } from './filtered-views.ts';
@@ -46,6 +46,8 @@ export interface Resolved {
   name: string;
   item: JsonObject;
   headerParams: readonly HeaderParam[];
+  /** The name policy judges, when it is not the exposed one (merge.ts ItemOrigin). */
+  policyName?: string;
 }
 
 /** What the caches hold and have done (metrics, tests). */
@@ -60,17 +62,17 @@ export class Catalog {
   private readonly cache: PartCache;
   private readonly byName: Map<string, Upstream>;
   // Everything kept per caller is bounded by bytes (limits.catalogCacheBytes): half for private
-  // upstream lists, a quarter for the merged views built from them (their own copies and
-  // maps), an eighth each for filtered views and the caller -> view pointers. Public parts and
-  // the views built only from them are shared by every caller and not charged.
+  // upstream lists (shared-parts.ts), a quarter for the merged views built from them (their own
+  // copies and maps), an eighth each for filtered views and the caller -> view pointers. Public
+  // parts and the views built only from them are shared by every caller and not charged.
+  // Each virtual server's catalog has view budgets of the same size (README, Virtual servers).
   private readonly views: ViewCache;
   private readonly filters: FilteredViews;
-  private readonly circuit: ListCircuit;
-  private readonly parts: PartWithinDeps;
-  private evictListener: ((cache: CatalogCacheName) => void) | undefined;
+  private readonly shared: SharedParts;
   private readonly listeners: ((kind: ListKind) => void)[] = [];
-  private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
+  /** A server's catalog: version of the public view last served per kind (announce). */
+  private readonly served = new Map<ListKind, string | undefined>();
 
   constructor(
     private readonly config: GatewayConfig,
@@ -78,49 +80,58 @@ export class Catalog {
     private readonly logger: Logger,
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
+    /** A virtual server's catalog: the default one's parts, the server's naming and selection. */
+    private readonly within?: { shared: SharedParts; scope: ServerScope },
   ) {
-    this.warnings = new WarnOnce(logger);
+    const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
+    this.cache = shared.cache;
     const budget = config.limits.catalogCacheBytes;
-    const evicted = (cache: CatalogCacheName): void => this.evictListener?.(cache);
+    const evicted = (cache: CatalogCacheName): void => shared.evicted(cache);
     this.views = new ViewCache({ maxPrivateBytes: Math.floor(budget / 4), maxPointerBytes: Math.floor(budget / 8), onEvict: evicted });
-    this.circuit = new ListCircuit(config.listRetry, now);
-    this.cache = new PartCache(logger, this.warnings, now, {
-      maxPrivateBytes: Math.floor(budget / 2),
-      onRetire: (part, wasEvicted) => {
-        if (wasEvicted) evicted('lists');
-        this.views.retire(part.generation);
-      },
-      onFetch: (upstream, kind, answered) => {
-        if (!answered) return this.circuit.failed(upstream, kind);
-        if (this.circuit.answered(upstream, kind)) logger.info('upstream answers lists again', { upstream, kind });
-      },
-    });
-    this.parts = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
     this.filters = new FilteredViews(Math.floor(budget / 8), () => evicted('filtered'));
+    shared.onRetire((generation) => this.views.retire(generation));
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
     for (const u of upstreams) {
       u.onEvent((ev) => {
         if (ev.type !== 'list_changed') return;
         const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
+        // A server's catalog subscribes after the default one, which has marked the parts stale.
+        if (within) return void this.announce(kinds);
         for (const k of kinds) this.cache.invalidate(u.name, k);
         this.changed(kinds[0]!);
       });
     }
   }
 
+  /** A virtual server's catalog over this one's upstream parts (servers/server-view.ts). */
+  forServer(upstreams: readonly Upstream[], scope: ServerScope): Catalog {
+    return new Catalog(this.config, upstreams, this.logger, this.cursorSecret, this.now, { shared: this.shared, scope });
+  }
+
+  /** A server is told of a change only when what it serves changed: its selection may leave
+   * the changed items out. Judged on the public view it last served; a private one (per
+   * caller) cannot be compared for everyone, so its listeners are told. */
+  private async announce(kinds: readonly ListKind[]): Promise<void> {
+    const version = (k: ListKind): Promise<string | undefined> => this.current(k, '').then((c) => (c.view.cacheScope === 'public' ? c.view.version : undefined), () => undefined);
+    for (const k of kinds) {
+      const before = this.served.get(k);
+      if (before === undefined || (await version(k)) !== before) return this.changed(kinds[0]!);
+    }
+  }
+
   /** Told of every per-upstream list lookup: answered from the cache or not (metrics). */
   onCacheLookup(listener: (kind: ListKind, hit: boolean) => void): void {
-    this.parts.onLookup = listener;
+    this.shared.within.onLookup = listener;
   }
 
   /** Upstream lists left out of merged lists since they missed the list deadline (/readyz). */
   failingLists(): OpenList[] {
-    return this.circuit.list();
+    return this.shared.circuit.list();
   }
 
   /** Told of every entry dropped to keep a per-caller cache within its byte budget (metrics). */
   onCacheEvict(listener: (cache: CatalogCacheName) => void): void {
-    this.evictListener = listener;
+    this.shared.evicted = listener;
   }
 
   /** Told of every upstream list item left out as nested deeper than limits.maxJsonDepth (metrics). */
@@ -155,20 +166,22 @@ export class Catalog {
 
   private async current(kind: ListKind, authContext: string): Promise<{ view: MergedView; ttlMs: number }> {
     const missing: MissingPart[] = [];
-    const parts = await Promise.all(this.upstreams.map((u) => (this.offers(u, kind) ? partWithin(this.parts, u, kind, authContext, missing) : undefined)));
+    const parts = await Promise.all(this.upstreams.map((u) => (this.offers(u, kind) ? partWithin(this.shared.within, u, kind, authContext, missing) : undefined)));
     const present = parts.filter((p): p is Part => p !== undefined);
     missing.sort((a, b) => (a.upstream < b.upstream ? -1 : a.upstream > b.upstream ? 1 : 0));
     const key = viewKey(kind, present, missing);
     let view = this.views.get(key);
     if (!view) {
-      view = buildMergedView(kind, present, missing, (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength });
+      const server = this.within?.scope;
+      view = buildMergedView(kind, present, missing, server ? server.prefixOf : (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength }, server?.shape);
       // Logged once per condition: per caller only where the list is the caller's own.
       const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
-      this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
-      this.warnings.report(`skipped\u0000${scope}`, 'list item without a usable key left out', view.skipped.map((s) => ({ ...s, kind })));
+      this.shared.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
+      this.shared.warnings.report(`skipped\u0000${scope}`, 'list item without a usable key left out', view.skipped.map((s) => ({ ...s, kind })));
       this.views.add(key, view);
     }
     this.views.remember(kind, authContext, key);
+    if (this.within) this.served.set(kind, view.cacheScope === 'public' ? view.version : undefined);
     return { view, ttlMs: this.ttl(present) };
   }
 
@@ -187,7 +200,7 @@ export class Catalog {
     let offset = 0;
     if (cursor !== undefined) {
       if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
-      const pos = decodeCursor(this.cursorSecret, cursor, kind);
+      const pos = decodeCursor(this.cursorSecret, cursor, this.cursorKind(kind));
       if (!pos.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${pos.error}` });
       if (pos.value.version !== version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
       offset = pos.value.offset;
@@ -200,8 +213,13 @@ export class Catalog {
       ttlMs,
       // A list filtered per caller is that caller's alone: never shareable (MCP 2026-07-28, server/utilities/caching).
       cacheScope: filter ? 'private' : view.cacheScope,
-      ...(end < total ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: end, version }) } : {}),
+      ...(end < total ? { nextCursor: encodeCursor(this.cursorSecret, { kind: this.cursorKind(kind), offset: end, version }) } : {}),
     });
+  }
+
+  /** A server's cursors name it: one is refused on any other endpoint's lists. */
+  private cursorKind(kind: ListKind): string {
+    return this.within ? `${this.within.scope.name}/${kind}` : kind;
   }
 
   /** The item behind an exposed name or URI in the current merged view, if any. */
@@ -248,7 +266,9 @@ export class Catalog {
     const origin = view.index.get(exposed);
     if (!origin) return undefined;
     const upstream = this.byName.get(origin.upstream)!;
-    return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
+    const found: Resolved = { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
+    if (origin.policyName !== undefined) found.policyName = origin.policyName;
+    return found;
   }
 
   /** The route of a uri (resource-routing.ts): undefined when no list or template accounts

@@ -32,6 +32,10 @@ export interface MergeOptions {
 export interface ItemOrigin {
   upstream: string;
   original: string;
+  /** The name policy rules and pins judge, when it is not the exposed one: a virtual server
+   * that shows other names (server-view.ts) keeps the default endpoint's name here, so a rule
+   * or pin written once holds on every endpoint. */
+  policyName?: string;
 }
 
 export type ItemIndex = ReadonlyMap<string, ItemOrigin>;

@@ -47,12 +47,17 @@ export function viewKey(kind: ListKind, parts: readonly Part[], missing: readonl
   return missing.length === 0 ? `${kind}\u0000${gens}` : `${kind}\u0000${gens}\u0000${JSON.stringify(missing)}`;
 }
 
-export function buildMergedView(kind: ListKind, parts: readonly Part[], missing: MissingPart[], prefixOf: (upstream: string) => string, opts: MergeOptions): MergedView {
-  const merged = mergeLists(
+/** What an endpoint makes of the merge before it is served: a virtual server's selection
+ * (servers/server-view.ts), and whatever else shapes one endpoint's view of the same parts. */
+export type ViewShape = (kind: ListKind, merged: MergedList) => MergedList;
+
+export function buildMergedView(kind: ListKind, parts: readonly Part[], missing: MissingPart[], prefixOf: (upstream: string) => string, opts: MergeOptions, shape?: ViewShape): MergedView {
+  const all = mergeLists(
     kind,
     parts.map((p) => ({ upstream: p.upstream, prefix: prefixOf(p.upstream), items: p.items, ttlMs: p.ttlMs, cacheScope: p.cacheScope })),
     opts,
   );
+  const merged = shape ? shape(kind, all) : all;
   const headerParams = new Map<string, readonly HeaderParam[]>();
   if (kind === 'tools') {
     const byUpstream = new Map(parts.map((p) => [p.upstream, p]));

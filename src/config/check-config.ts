@@ -6,6 +6,7 @@
 import { toPointer } from './config-error.ts';
 import type { GatewayConfig, HttpUpstreamConfig, StdioUpstreamConfig } from './types.ts';
 import { checkUpstreamCredentials, credentialPointer } from './upstream-credentials-config.ts';
+import { checkServers } from '../servers/servers-config.ts';
 
 export interface CheckIssue {
   path: string;
@@ -29,6 +30,7 @@ export function checkConfig(config: GatewayConfig): CheckIssue[] {
   checkExposure(config, issues);
   checkNamesAndPrefixes(config, issues);
   checkShapingRules(config, issues);
+  issues.push(...checkServers(config.servers, config.upstreams.map((u) => u.name), config.listen.path));
   config.upstreams.forEach((u, i) => {
     if (u.kind === 'http') checkHttp(u, i, issues);
     else checkStdio(u, i, issues);

@@ -13,6 +13,7 @@ import type { GatewayConfig, UpstreamConfig, UpstreamLimits } from './types.ts';
 import { normalizeConcurrency, normalizeLimits, type LimitsConfig } from './limits-config.ts';
 import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
+import { normalizeServers } from '../servers/servers-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -78,12 +79,13 @@ export function normalizeConfig(
   });
   const secret = raw.sessions?.secret;
   const shaping = normalizeShapingConfig(raw.resultShaping);
+  const listenPath = raw.listen?.path ?? DEFAULTS.path;
   const config: GatewayConfig = {
     file: absoluteFile,
     listen: {
       host: overrides.host ?? raw.listen?.host ?? DEFAULTS.host,
       port,
-      path: raw.listen?.path ?? DEFAULTS.path,
+      path: listenPath,
     },
     separator: raw.separator ?? DEFAULTS.separator,
     maxNameLength: raw.maxNameLength ?? DEFAULTS.maxNameLength,
@@ -117,6 +119,7 @@ export function normalizeConfig(
     metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
     toolSearch: normalizeToolSearchConfig(raw.toolSearch),
     resultShaping: shaping.config,
+    servers: normalizeServers(raw.servers, listenPath, upstreams.map((u) => u.name)),
     upstreams,
   };
   for (const i of shaping.issues) issues.push({ path: `/resultShaping${i.path}`, message: i.message });

@@ -6,6 +6,7 @@ import type { IdentityConfig } from '../identity/identity-config.ts';
 import type { LimitsConfig, UpstreamConcurrency } from './limits-config.ts';
 import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
+import type { ServerConfig } from '../servers/servers-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -134,5 +135,7 @@ export interface GatewayConfig {
   toolSearch: ToolSearchConfig;
   /** Off (enabled false) unless the section is present (README, Context budget). */
   resultShaping: ResultShapingConfig;
+  /** Virtual servers besides the default endpoint; empty: only the default one. */
+  servers: readonly ServerConfig[];
   upstreams: readonly UpstreamConfig[];
 }

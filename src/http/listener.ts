@@ -17,7 +17,8 @@ import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './htt
 import { errorResponse } from './replies.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
-import { protectedResourceMetadata } from '../identity/resource-metadata.ts';
+import { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadata, type ProtectedResourceMetadata } from '../identity/resource-metadata.ts';
+import type { RouteLookup } from '../servers/server-routes.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { mapError, type GatewayError } from '../protocol/errors.ts';
 import { checkHost, checkOrigin, hostRule } from './http-guards.ts';
@@ -34,6 +35,11 @@ export interface AppDeps {
   extraRoutes?: readonly Hono[];
   /** Requests in flight and whether the gateway is draining (drain-state.ts). */
   drain?: DrainState;
+  /** With virtual servers: which MCP endpoint answers a path and Host (servers/server-routes.ts);
+   * the default endpoint is one of its entries. Unset: `mcp` at listen.path alone. */
+  routes?: RouteLookup<(req: HttpRequest) => Promise<HttpReply>>;
+  /** RFC 9728 metadata of each virtual server, by its path-inserted well-known path and Host. */
+  serverMetadata?: RouteLookup<ProtectedResourceMetadata>;
 }
 
 export function buildApp(deps: AppDeps): Hono {
@@ -45,6 +51,12 @@ export function buildApp(deps: AppDeps): Hono {
   if (deps.config.admin === undefined) operatorRoutes(app, deps);
   // RFC 9728 protected resource metadata at both well-known paths (MCP 2026-07-28, basic/authorization; RFC 9728).
   const prm = deps.config.identity ? protectedResourceMetadata(deps.config.identity, path) : undefined;
+  // A virtual server's document is at its own path-inserted URL; the root one stays the default endpoint's.
+  const own = deps.serverMetadata;
+  if (own) app.get(`${PROTECTED_RESOURCE_WELL_KNOWN}/*`, (c, next) => {
+    const document = own(c.req.path, c.req.header('host'));
+    return document ? Promise.resolve(c.json(document)) : next();
+  });
   if (prm) for (const p of prm.paths) app.get(p, (c) => c.json(prm.document));
   for (const r of deps.extraRoutes ?? []) app.route('/', r);
   app.notFound((c) => c.json({ error: `not found; the MCP endpoint is ${path}` }, 404));
@@ -137,16 +149,19 @@ export function buildListener(deps: AppDeps): RequestListener {
     else writeReply(res, errorResponse({ kind: 'internal', message: 'internal error' }, { era: 'modern' }));
   };
   const drain = deps.drain;
+  const routes = deps.routes;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (drain !== undefined) {
       drain.track(res);
       if (drain.draining) res.setHeader('connection', 'close');
     }
-    if (pathOf(req.url ?? '/') !== path) {
+    // Without virtual servers, one string comparison decides, as it always did.
+    const mcp = routes === undefined ? (pathOf(req.url ?? '/') === path ? deps.mcp : undefined) : routes(pathOf(req.url ?? '/'), req.headers.host);
+    if (mcp === undefined) {
       void rest(req, res).catch((e: unknown) => failed(res, e));
       return;
     }
-    deps.mcp(nodeRequest(req, res)).then(
+    mcp(nodeRequest(req, res)).then(
       (reply) => writeReply(res, reply),
       (e: unknown) => failed(res, e),
     );

@@ -85,8 +85,10 @@ const CANCELLED_REPLY: Reply = ok({});
 const recorded = (): boolean => true;
 const ADMITTED: Result<void, GatewayError> = ok(undefined);
 
-export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger }): Observer {
-  const { tracing, metrics, audit, logger } = deps;
+/** `server`: the virtual server whose requests this observer accounts for (one observer per
+ * endpoint); its name goes on every span, metric sample and audit record. */
+export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audit?: AuditTrail; bodies?: AuditBodies; logger: Logger; server?: string }): Observer {
+  const { tracing, metrics, audit, logger, server } = deps;
   let requestCounter = 0;
   const observer: Observer = {
     metrics,
@@ -123,6 +125,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         protocolVersion: req.protocolVersion || undefined,
         sessionId: req.sessionId || undefined,
         requestId,
+        server,
         transport: 'http',
       });
       return arrival ? { requestId, startedAt: arrival.startedAt, wallMs: arrival.wallMs, span } : { requestId, startedAt: performance.now(), wallMs: Date.now(), span };
@@ -155,6 +158,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
           upstream: target?.upstream,
           tool: target?.name,
           outcome: finalOutcome,
+          server,
           durationMs,
           // Time waiting on upstreams and on people is not the gateway's own overhead.
           upstreamMs: waitedMs,
@@ -169,7 +173,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         call,
         record,
         reply === 'cancelled' ? CANCELLED_REPLY : reply,
-        { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes },
+        { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes, server },
         deps.bodies,
       );
       // A fail-open sink never rejects; a rejection means fail closed: nothing unrecorded leaves.

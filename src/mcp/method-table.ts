@@ -48,6 +48,8 @@ export interface GatewayDeps {
   now?: () => number;
   /** Concurrency gate per upstream name (limits/concurrency-gate.ts). */
   gates?: ReadonlyMap<string, ConcurrencyGate>;
+  /** A virtual server's own instructions; unset: those of `upstreams`, each under its name. */
+  instructions?: string;
 }
 
 /** The context-budget features the config turns on (README, Context budget). */
@@ -78,7 +80,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return { ...caps, logging: {} };
   };
 
+  const own = deps.instructions;
   const instructions = (): string | undefined => {
+    if (own !== undefined) return own;
     const parts = upstreams.flatMap((u) => {
       const text = u.identity()?.instructions;
       return text ? [`[${u.name}] ${text}`] : [];

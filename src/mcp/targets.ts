@@ -2,7 +2,8 @@
 // resolves the client's exposed name to an upstream, what it checks, what the upstream is
 // sent and how the reply is rewritten. tools/call, prompts/get and resources/read are judged
 // by policy; completion/complete runs nothing, so the caller need only see what it completes.
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, Resolved as CatalogResolved } from '../catalog/catalog.ts';
+import type { ItemOrigin } from '../catalog/merge.ts';
 import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { buildParamHeaders, checkParamHeaders, extractParamValues } from '../headers/param-headers.ts';
@@ -27,6 +28,11 @@ export interface TargetDeps extends SequenceDeps {
 }
 
 type Resolution = Result<Resolved, GatewayError>;
+
+/** Where a listed item came from, with the name policy judges when that is not the exposed one. */
+function originOf(f: CatalogResolved): ItemOrigin {
+  return f.policyName === undefined ? { upstream: f.upstream.name, original: f.name } : { upstream: f.upstream.name, original: f.name, policyName: f.policyName };
+}
 const invalid = (message: string): Resolution => err({ kind: 'invalid_params', message });
 
 /** The target methods, and tools/call for a call the gateway makes on a client's behalf
@@ -71,7 +77,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     // custom headers from tool parameters); policy and the record read the decoded values.
     const checked = call.era === 'modern' && clientHeaders ? checkParamHeaders(found.headerParams, args, call.headers) : undefined;
     const values = checked?.ok ? checked : extractParamValues(found.headerParams, args);
-    const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name, upstreamName: found.name, item: found.item };
+    const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item };
     if (args) target.arguments = args;
     if (values.ok) target.params = values.value;
     const inputSchema = found.item.inputSchema;
@@ -80,7 +86,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
       target,
       upstream: f.upstream,
       judge: 'call',
-      listed: { list: 'tools', item: f.item, origin: { upstream: f.upstream.name, original: f.name } },
+      listed: { list: 'tools', item: f.item, origin: originOf(f) },
       unknown: unknownError({ kind: 'tool', name }),
       ...(values.ok ? { paramValues: values.value } : {}),
       ...(checked && !checked.ok ? { precheck: { kind: 'header_mismatch', message: checked.error } } : {}),
@@ -113,7 +119,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     const found = await catalog.resolve('prompts', name, call.authContext);
     if (!found) return err(unknownError({ kind: 'prompt', name }));
     const args = isJsonObject(call.params.arguments) ? call.params.arguments : undefined;
-    const target: CallTarget = { kind: 'prompt', upstream: found.upstream.name, name, upstreamName: found.name, item: found.item, ...(args ? { arguments: args } : {}) };
+    const target: CallTarget = { kind: 'prompt', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item, ...(args ? { arguments: args } : {}) };
     return ok({ target, upstream: found.upstream, judge: 'call', unknown: unknownError({ kind: 'prompt', name }), upstreamParams: (p) => ({ ...p, name: found.name }) });
   };
 
@@ -150,11 +156,11 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
       const found = await catalog.resolve('prompts', ref.name, call.authContext);
       if (!found) return err(unknownError({ kind: 'prompt', name: ref.name }));
       return ok({
-        target: { kind: 'prompt', upstream: found.upstream.name, name: ref.name, upstreamName: found.name, item: found.item },
+        target: { kind: 'prompt', upstream: found.upstream.name, name: found.policyName ?? ref.name, upstreamName: found.name, item: found.item },
         upstream: found.upstream,
         // A prompt the caller may not see cannot be completed either.
         judge: 'visibility',
-        listed: { list: 'prompts', item: found.item, origin: { upstream: found.upstream.name, original: found.name } },
+        listed: { list: 'prompts', item: found.item, origin: originOf(found) },
         unknown: unknownError({ kind: 'prompt', name: ref.name }),
         upstreamParams: (p) => ({ ...p, ref: { ...ref, name: found.name } }),
       });

@@ -65,6 +65,8 @@ export interface CompiledRule {
   /** Undefined: the rule applies to every kind of item. */
   names?: NameConditions;
   upstream?: GlobSet;
+  /** Virtual server names: undefined matches every endpoint, the default one included. */
+  server?: GlobSet;
   principal?: readonly PrincipalMatcher[];
   params?: readonly ParamMatcher[];
   arguments?: ValidateFunction;
@@ -98,6 +100,7 @@ export function compileRule(raw: RawRule, index: number, source: RuleSource, ajv
     rule.names = names;
   }
   if (when.upstream !== undefined) rule.upstream = compileGlobSet(when.upstream);
+  if (when.server !== undefined) rule.server = compileGlobSet(when.server);
   if (when.principal !== undefined) rule.principal = when.principal.map(compilePrincipalMatch);
   if (when.params !== undefined) {
     rule.params = Object.entries(when.params).map(([name, globs]) => ({ key: name.toLowerCase(), name, globs: compileGlobSet(globs) }));

@@ -21,6 +21,8 @@ export interface PolicyAction {
   name: string;
   /** The upstream's own name or URI. */
   upstreamName: string;
+  /** The virtual server the call came through; undefined on the default endpoint. */
+  server?: string;
   arguments?: JsonObject;
   /** Decoded Mcp-Param-* values, keyed by header name (e.g. "Mcp-Param-Region"). */
   params?: Readonly<Record<string, HeaderParamValue>>;

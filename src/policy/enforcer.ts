@@ -32,14 +32,17 @@ export interface CallTarget {
   item?: JsonObject;
   arguments?: JsonObject;
   params?: Readonly<Record<string, HeaderParamValue>>;
+  /** The virtual server the call came through (serverEnforcer fills it in). */
+  server?: string;
 }
 
 export type Gate = Result<Decision, GatewayError>;
 
 export interface Enforcer {
-  listFilter(principal: Principal, kind: ListKind): ListFilter | undefined;
+  /** `server`: the virtual server whose list it is; undefined on the default endpoint. */
+  listFilter(principal: Principal, kind: ListKind, server?: string): ListFilter | undefined;
   /** Visibility of one item, for calls that name an item a list would hide (completion). */
-  visible(principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin): boolean;
+  visible(principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin, server?: string): boolean;
   /** Synchronous unless a rate limit must be taken. */
   gate(principal: Principal, target: CallTarget): Gate | Promise<Gate>;
 }
@@ -131,21 +134,23 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
     return true;
   };
 
-  const visible = (principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin): boolean => {
+  const visible = (principal: Principal, kind: ListKind, item: JsonObject, origin: ItemOrigin, server?: string): boolean => {
     const p = policy.current();
     const actionKind = ACTION_KIND[kind];
-    const name = (kind === 'resources' ? item.uri : kind === 'resourceTemplates' ? item.uriTemplate : item.name) as string;
+    // A virtual server may show another name than the one rules and pins are written for.
+    const name = origin.policyName ?? ((kind === 'resources' ? item.uri : kind === 'resourceTemplates' ? item.uriTemplate : item.name) as string);
     if (quarantined(p, actionKind, name, item, origin.upstream, origin.original)) return false;
-    return p.visible(principal, { kind: actionKind, upstream: origin.upstream, name, upstreamName: origin.original });
+    const action = { kind: actionKind, upstream: origin.upstream, name, upstreamName: origin.original };
+    return p.visible(principal, server === undefined ? action : { ...action, server });
   };
 
   return {
-    listFilter(principal, kind) {
+    listFilter(principal, kind, server) {
       const p = policy.current();
       // Keyed on what the policy can tell apart (principal-key.ts), not on who asks: callers
       // alike to the policy share one filtered list. Two tokens of one subject that differ in
       // a group, scope or named claim some rule matches on get different keys.
-      return { key: `${p.version}\u0000${generation}\u0000${p.principalKey(principal)}`, keep: (item, origin) => visible(principal, kind, item, origin) };
+      return { key: `${p.version}\u0000${generation}\u0000${p.principalKey(principal)}`, keep: (item, origin) => visible(principal, kind, item, origin, server) };
     },
     visible,
     gate(principal, target) {
@@ -155,12 +160,13 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
       }
       if (target.template !== undefined) {
         // A template the caller may not see hides every uri it accounts for.
-        const hidden = p.decide(principal, { kind: 'resourceTemplate', operation: 'list', upstream: target.upstream, name: target.template, upstreamName: target.template });
+        const hidden = p.decide(principal, { kind: 'resourceTemplate', operation: 'list', upstream: target.upstream, name: target.template, upstreamName: target.template, ...(target.server === undefined ? {} : { server: target.server }) });
         if (hidden.effect === 'deny') return ok(hidden);
       }
       const action: PolicyAction = { kind: target.kind, operation: 'call', upstream: target.upstream, name: target.name, upstreamName: target.upstreamName };
       if (target.arguments) action.arguments = target.arguments;
       if (target.params) action.params = target.params;
+      if (target.server !== undefined) action.server = target.server;
       const decision = p.decide(principal, action);
       // The caller turns deny into the unknown-name error; the decision keeps its rule id for audit.
       if (decision.effect === 'deny' || !decision.rateLimits?.length) return ok(decision);
@@ -183,4 +189,14 @@ export function createEnforcer(deps: { policy: PolicyRuntime; limiter: RateLimit
     }
     return ok(decision);
   }
+}
+
+/** The enforcer as one virtual server's pipeline sees it: every list, visibility check and
+ * call is judged with the server's name, so `when.server` rules apply there and only there. */
+export function serverEnforcer(base: Enforcer, server: string): Enforcer {
+  return {
+    listFilter: (principal, kind) => base.listFilter(principal, kind, server),
+    visible: (principal, kind, item, origin) => base.visible(principal, kind, item, origin, server),
+    gate: (principal, target) => base.gate(principal, target.server === server ? target : { ...target, server }),
+  };
 }

@@ -12,7 +12,7 @@ import { anyMatches, argumentsProblem, claimMatches, nameGlobs, paramLookup, par
 export type ConditionOutcome = 'matched' | 'failed' | 'unknown';
 
 export interface ConditionResult {
-  condition: 'tool' | 'prompt' | 'resource' | 'upstream' | 'principal' | 'params' | 'arguments';
+  condition: 'tool' | 'prompt' | 'resource' | 'upstream' | 'server' | 'principal' | 'params' | 'arguments';
   outcome: ConditionOutcome;
   detail: string;
 }
@@ -52,6 +52,9 @@ function explainRule(rule: CompiledRule, principal: Principal, action: PolicyAct
     conditions.push(globCondition(itemWord, names, action.name));
   }
   if (rule.upstream !== undefined) conditions.push(globCondition('upstream', rule.upstream, action.upstream));
+  if (rule.server !== undefined) {
+    conditions.push(action.server === undefined ? { condition: 'server', outcome: 'failed', detail: 'the call is on the default endpoint, not a virtual server' } : globCondition('server', rule.server, action.server));
+  }
   if (rule.principal !== undefined) conditions.push(principalCondition(rule.principal, principal));
   if (rule.params !== undefined) {
     if (listing) conditions.push({ condition: 'params', outcome: 'unknown', detail: 'needs the call\'s Mcp-Param-* values' });

@@ -90,6 +90,7 @@ export const POLICY_SCHEMA = {
           items: { $ref: '#/$defs/principal' },
         },
         upstream: globsSchema('Upstream names.'),
+        server: globsSchema('Virtual server names (`servers` in the gateway config). A rule with `server` never matches on the default endpoint.'),
         tool: globsSchema('Exposed (prefixed) tool names, e.g. "weather__*".'),
         prompt: globsSchema('Exposed (prefixed) prompt names.'),
         resource: globsSchema('Resource URIs or URI templates as clients see them.'),
@@ -206,6 +207,7 @@ export interface RawPrincipalMatch {
 export interface RawWhen {
   principal?: readonly RawPrincipalMatch[];
   upstream?: Globs;
+  server?: Globs;
   tool?: Globs;
   prompt?: Globs;
   resource?: Globs;

@@ -30,6 +30,7 @@ export function cheapConditionsMatch(rule: CompiledRule, principal: Principal, a
   return (
     namesMatch(rule, action) &&
     (rule.upstream === undefined || rule.upstream.matches(action.upstream)) &&
+    (rule.server === undefined || (action.server !== undefined && rule.server.matches(action.server))) &&
     (rule.principal === undefined || rule.principal.some((m) => principalEntryMatches(m, principal)))
   );
 }

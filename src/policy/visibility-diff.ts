@@ -15,7 +15,8 @@ const KINDS: readonly { list: ListKind; change: ChangedList; action: ActionKind;
   { list: 'resourceTemplates', change: 'resources', action: 'resourceTemplate', field: 'uriTemplate' },
 ];
 
-export async function changedLists(catalog: Catalog, principal: Principal, before: CompiledPolicy, after: CompiledPolicy): Promise<Set<ChangedList>> {
+/** `server`: the virtual server whose lists `catalog` serves; undefined: the default endpoint. */
+export async function changedLists(catalog: Catalog, principal: Principal, before: CompiledPolicy, after: CompiledPolicy, server?: string): Promise<Set<ChangedList>> {
   const changed = new Set<ChangedList>();
   const pinsDiffer =
     before.pins.size !== after.pins.size || [...after.pins].some(([k, v]) => before.pins.get(k)?.sha256 !== v.sha256 || before.pins.get(k)?.version !== v.version);
@@ -24,10 +25,10 @@ export async function changedLists(catalog: Catalog, principal: Principal, befor
     if (changed.has(k.change)) continue;
     const view = await catalog.view(k.list, principal.authContext);
     for (const item of view.items) {
-      const name = item[k.field] as string;
-      const origin = view.index.get(name);
+      const key = item[k.field] as string;
+      const origin = view.index.get(key);
       if (!origin) continue;
-      const action = { kind: k.action, upstream: origin.upstream, name, upstreamName: origin.original };
+      const action = { kind: k.action, upstream: origin.upstream, name: origin.policyName ?? key, upstreamName: origin.original, ...(server === undefined ? {} : { server }) };
       if (before.visible(principal, action) !== after.visible(principal, action)) {
         changed.add(k.change);
         break;

@@ -91,6 +91,8 @@ export interface RequestSample {
   upstream?: string;
   /** Exposed (prefixed) tool name, for tools/call. */
   tool?: string;
+  /** The virtual server it came to; omitted on the default endpoint (no `server` label). */
+  server?: string;
   outcome: RequestOutcome;
   /** Whole request, arrival to response. */
   durationMs: number;
@@ -132,8 +134,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
 
   const requests = new Counter({
     name: 'gatehouse_requests_total',
-    help: 'MCP requests handled, by method, upstream, exposed tool name and outcome.',
-    labelNames: ['method', 'upstream', 'tool', 'outcome'] as const,
+    help: 'MCP requests handled, by method, upstream, exposed tool name, outcome and (on a virtual server) server.',
+    labelNames: ['method', 'upstream', 'tool', 'outcome', 'server'] as const,
     registers,
   });
   const duration = new Histogram({
@@ -230,9 +232,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       const method = methodLabel(s.method);
       const upstream = upstreamLabel(s.upstream ?? '');
       const tool = toolLabel(s.tool ?? '');
-      const key = `${method}\u0000${upstream}\u0000${tool}\u0000${s.outcome}`;
+      // Server names come from the config, so they are bounded without a guard; the default
+      // endpoint's series have no `server` label at all.
+      const server = s.server;
+      const key = `${method}\u0000${upstream}\u0000${tool}\u0000${s.outcome}${server === undefined ? '' : `\u0000${server}`}`;
       let count = requestChildren.get(key);
-      if (count === undefined) requestChildren.set(key, (count = requests.labels({ method, upstream, tool, outcome: s.outcome })));
+      if (count === undefined) requestChildren.set(key, (count = requests.labels(server === undefined ? { method, upstream, tool, outcome: s.outcome } : { method, upstream, tool, outcome: s.outcome, server })));
       count.inc();
       let times = methodChildren.get(method);
       if (times === undefined) methodChildren.set(method, (times = { duration: duration.labels({ method }), overhead: overhead.labels({ method }) }));

@@ -40,6 +40,8 @@ export interface RequestSpanInput {
   sessionId?: string;
   /** The gateway's own request id, shared with the audit record. */
   requestId?: string;
+  /** The virtual server the request came to; undefined: the default endpoint. */
+  server?: string;
   transport?: McpTransport;
   /** HTTP version of the inbound request, e.g. `1.1` or `2`. */
   httpVersion?: string;
@@ -83,6 +85,7 @@ export function startRequestSpan(tracer: Tracer | undefined, input: RequestSpanI
   setIf(attributes, sc.ATTR_MCP_PROTOCOL_VERSION, input.protocolVersion);
   if (input.sessionId) attributes[sc.ATTR_MCP_SESSION_ID] = sessionDigest(input.sessionId);
   setIf(attributes, sc.ATTR_GATEHOUSE_REQUEST_ID, input.requestId);
+  setIf(attributes, sc.ATTR_GATEHOUSE_SERVER, input.server);
   setIf(attributes, ATTR_NETWORK_PROTOCOL_VERSION, input.httpVersion);
   setIf(attributes, ATTR_CLIENT_ADDRESS, input.clientAddress);
   setIf(attributes, ATTR_CLIENT_PORT, input.clientPort);

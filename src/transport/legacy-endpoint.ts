@@ -59,7 +59,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     // Version negotiation of 2025-11-25: answer with the client's version when we speak it.
     const version = SUPPORTED_LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSION;
     const caps = isJsonObject(p.capabilities) ? p.capabilities : {};
-    const created = sessions.create(version, caps, clientInfo, principal.authContext);
+    const created = sessions.create(version, caps, clientInfo, principal.authContext, deps.server);
     if (!created.ok) return refused(created.error);
     const session = created.value;
     const instructions = gateway.instructions();
@@ -166,7 +166,8 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
       const session = sessions.open(id.trim());
       // Full (over_capacity) or unknown: said as it is; someone else's: the same 404 as unknown.
       if (!session.ok) return session;
-      return session.value.owner === sealedOwner(principal.authContext) ? session : SESSION_NOT_FOUND;
+      // A session is bound to the endpoint that made it: on any other, its id is unknown (404).
+      return session.value.owner === sealedOwner(principal.authContext) && session.value.server === deps.server ? session : SESSION_NOT_FOUND;
     },
     describe,
     initialize,

@@ -22,6 +22,9 @@ export interface LegacySession {
   /** Authorization context of the principal that initialized it (a digest of a long one,
    * see sealedOwner); nobody else may use it. */
   owner: string;
+  /** The virtual server it was initialized on (undefined: the default endpoint); it is
+   * unknown on every other endpoint. */
+  server?: string;
 }
 
 type Sealed = Omit<LegacySession, 'id' | 'logLevel'> & { issuedAt: number };
@@ -91,7 +94,7 @@ export class LegacySessions {
 
   /** Seals a new session into its id. Refused when the client's capabilities and clientInfo
    * would not fit an id (MAX_CLIENT_STATE_BYTES). Nothing is kept until the id is used. */
-  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string): Result<LegacySession, GatewayError> {
+  create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string, server?: string): Result<LegacySession, GatewayError> {
     const c = JSON.stringify(clientCapabilities);
     const i = clientInfo ? JSON.stringify(clientInfo) : 'null';
     const clientBytes = Buffer.byteLength(c) + Buffer.byteLength(i);
@@ -105,7 +108,9 @@ export class LegacySessions {
     const sealedBy = sealedOwner(owner);
     const full = this.full(sealedBy);
     if (full) return err(full);
-    const payload = `{"v":${JSON.stringify(protocolVersion)},"c":${c},"i":${i},"o":${JSON.stringify(sealedBy)},"t":${this.now()},"n":"${randomBytes(8).toString('hex')}"}`;
+    // The server name is config (a short name), so the id length bound above still holds.
+    const bound = server === undefined ? '' : `,"s":${JSON.stringify(server)}`;
+    const payload = `{"v":${JSON.stringify(protocolVersion)},"c":${c},"i":${i},"o":${JSON.stringify(sealedBy)}${bound},"t":${this.now()},"n":"${randomBytes(8).toString('hex')}"}`;
     // Unreachable while the limits above hold; an id past the cap would be refused forever.
     if (Buffer.byteLength(payload) > MAX_SEALED_BYTES) throw new Error(`sealed session state of ${Buffer.byteLength(payload)} bytes exceeds ${MAX_SEALED_BYTES}`);
     const iv = randomBytes(12);
@@ -113,7 +118,7 @@ export class LegacySessions {
     const body = Buffer.concat([cipher.update(payload, 'utf8'), cipher.final()]);
     // base64url is visible ASCII (0x21-0x7E), as 2025-11-25 requires of session ids.
     const id = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-    return ok({ id, protocolVersion, clientCapabilities, owner: sealedBy, ...(clientInfo ? { clientInfo } : {}) });
+    return ok({ id, protocolVersion, clientCapabilities, owner: sealedBy, ...(clientInfo ? { clientInfo } : {}), ...(server === undefined ? {} : { server }) });
   }
 
   get(id: string): LegacySession | undefined {
@@ -211,7 +216,7 @@ export class LegacySessions {
       const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       const p: unknown = JSON.parse(text);
       if (!isJsonObject(p) || typeof p.v !== 'string' || !isJsonObject(p.c) || typeof p.t !== 'number' || typeof p.o !== 'string') return undefined;
-      return { protocolVersion: p.v, clientCapabilities: p.c, owner: p.o, issuedAt: p.t, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}) };
+      return { protocolVersion: p.v, clientCapabilities: p.c, owner: p.o, issuedAt: p.t, ...(isJsonObject(p.i) ? { clientInfo: p.i } : {}), ...(typeof p.s === 'string' ? { server: p.s } : {}) };
     } catch {
       return undefined;
     }

@@ -25,6 +25,8 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
 export interface StreamLifetime {
   maxLifetimeMs: number;
   now: () => number;
+  /** The virtual server whose changes the stream carries; undefined: the default endpoint. */
+  server?: string;
 }
 
 /** The stream ends at its maximum lifetime, or earlier when the token that opened it expires
@@ -74,6 +76,7 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
     },
     stream: { kind: 'listen', subscriptionId: msg.id },
     ...(principal ? { principal } : {}),
+    ...(limits.server === undefined ? {} : { server: limits.server }),
   });
   if (!added) return refused(notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' });
   // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
@@ -107,6 +110,7 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
     },
     stream: { kind: 'get' },
     ...(principal ? { principal } : {}),
+    ...(session.server === undefined ? {} : { server: session.server }),
   });
   if (!added) return refuse({ error: notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' }, era: 'legacy', ...(principal ? { principal } : {}) });
   // 2025-11-25: the server may close the GET stream at any time; the client opens another.

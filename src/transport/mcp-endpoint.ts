@@ -29,6 +29,8 @@ export interface EndpointDeps {
   notifier: Notifier;
   logger: Logger;
   observer: Observer;
+  /** The virtual server this endpoint serves; undefined: the default endpoint. */
+  server?: string;
 }
 
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
@@ -46,6 +48,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
   const replay = new ReplayBuffers();
   sessions.onRemoved((id) => replay.dropSession(id));
   const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay });
+  const lifetime = { maxLifetimeMs: config.limits.streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
   const modern = createModernEndpoint(deps);
 
   async function post(req: HttpRequest, principal: Principal): Promise<HttpReply> {
@@ -85,7 +88,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: config.limits.streamMaxLifetimeMs, now: Date.now });
+      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, lifetime);
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

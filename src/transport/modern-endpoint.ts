@@ -21,6 +21,7 @@ export interface ModernEndpoint {
 
 export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
   const { gateway, notifier, observer, logger } = deps;
+  const lifetime = { maxLifetimeMs: deps.config.limits.streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
   return {
     message(req, msg, headers, principal) {
       if (isNotification(msg)) return emptyReply(202);
@@ -29,7 +30,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, principal, ...(meta ? { meta } : {}) });
       const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
       if (!checked.ok) return refused(checked.error);
-      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, { maxLifetimeMs: deps.config.limits.streamMaxLifetimeMs, now: Date.now });
+      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime);
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);

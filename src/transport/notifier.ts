@@ -24,6 +24,9 @@ export interface ChangeListener {
   send?: (message: JsonRpcNotification) => void;
   /** Whose stream it is: a policy change notifies only those whose lists changed. */
   principal?: Principal;
+  /** The virtual server it listens on; undefined: the default endpoint. Each endpoint's
+   * changes go to its own listeners only. */
+  server?: string;
   close?: () => void;
   /** What the audit record names the stream by: `listen` with its subscription id, or `get` with its session. */
   stream?: { kind: 'listen' | 'get'; subscriptionId?: string | number };
@@ -93,8 +96,9 @@ export class Notifier {
     return (why = 'client_gone') => this.delete(listener, why);
   }
 
-  publish(kind: ChangeKind): void {
-    for (const l of this.listeners) if (l.wants.has(kind) && this.receives(l)) l.deliver(kind);
+  /** A change of one endpoint's lists: `server` undefined is the default endpoint. */
+  publish(kind: ChangeKind, server?: string): void {
+    for (const l of this.listeners) if (l.server === server && l.wants.has(kind) && this.receives(l)) l.deliver(kind);
   }
 
   /** A message for one legacy session, on the stream that gets its messages; none open: dropped
@@ -155,6 +159,7 @@ export class Notifier {
     const detail: JsonObject = { stream: l.stream?.kind ?? (l.session === undefined ? 'listen' : 'get') };
     if (l.principal) detail.principal = { subject: l.principal.subject, method: l.principal.method };
     if (l.session !== undefined) detail.sessionId = l.session;
+    if (l.server !== undefined) detail.server = l.server;
     if (l.stream?.subscriptionId !== undefined) detail.subscriptionId = l.stream.subscriptionId;
     if (why) {
       detail.reason = why;

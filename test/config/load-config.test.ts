@@ -106,6 +106,7 @@ describe('parseConfig: valid configs', () => {
       metrics: { processMetrics: true },
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
+      servers: [],
       upstreams: [
         {
           kind: 'http',
@@ -160,6 +161,7 @@ describe('parseConfig: valid configs', () => {
       metrics: { processMetrics: false },
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
+      servers: [],
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY },
         {
@@ -231,7 +233,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, servers, upstreams)',
       },
     ]);
   });
