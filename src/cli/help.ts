@@ -65,7 +65,7 @@ options:
   policy: `usage:
   gatehouse policy check [--dir DIR] [--default-effect deny|allow]
   gatehouse policy explain [--dir DIR] --as PRINCIPAL (--call TOOL | --prompt NAME | --resource URI) ...
-  gatehouse policy test [FILE.test.yaml ...] [--dir DIR]
+  gatehouse policy test [FILE.test.yaml ...] [--dir DIR] [--server S]
   gatehouse policy pin --config GATEWAY.yaml [--tool GLOB ...]
 
   check     validate the policy files and the shape of their tests
@@ -86,7 +86,7 @@ options:
   -h, --help                     this help
 `,
   'policy explain': `usage: gatehouse policy explain [--dir DIR] --as PRINCIPAL (--call TOOL | --prompt NAME | --resource URI)
-                                [--upstream U] [--args JSON] [--params 'Name=value,...'] [--list] [--json]
+                                [--upstream U] [--server S] [--args JSON] [--params 'Name=value,...'] [--list] [--json]
 
 Prints the decision for one principal and one call, the rule that decided, and every rule's
 verdict with its reason. Exit 0, or 2 on bad usage or invalid policy files.
@@ -97,6 +97,8 @@ options:
       --prompt NAME              a prompt
       --resource URI             a resource
       --upstream U               the upstream, when the name is not prefixed
+      --server S                 the call comes to virtual server S (rules with \`when.server\`);
+                                 the name is the one the default endpoint shows
       --args JSON                the call's arguments
       --params 'Name=value,...'  Mcp-Param-* values the call would carry
       --list                     the item's visibility in lists instead of the call
@@ -105,7 +107,7 @@ options:
       --default-effect EFFECT    deny (default) or allow
   -h, --help                     this help
 `,
-  'policy test': `usage: gatehouse policy test [FILE.test.yaml ...] [--dir DIR] [--default-effect deny|allow]
+  'policy test': `usage: gatehouse policy test [FILE.test.yaml ...] [--dir DIR] [--server S] [--default-effect deny|allow]
 
 Runs policy test cases and prints each one's result and a closing \`N passed, M failed\` line.
 Without --dir each file is tested against the policies in its own directory; without files,
@@ -113,6 +115,7 @@ every *.test.yaml in DIR runs. Exit 0 all passed, 1 any failed, 2 invalid files.
 
 options:
   -d, --dir DIR                  the policy directory; default ./policies
+      --server S                 cases without a \`server\` of their own come to virtual server S
       --default-effect EFFECT    deny (default) or allow
   -h, --help                     this help
 `,

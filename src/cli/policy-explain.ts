@@ -19,6 +19,7 @@ const OPTIONS = {
   prompt: { type: 'string' },
   resource: { type: 'string' },
   upstream: { type: 'string' },
+  server: { type: 'string' },
   args: { type: 'string' },
   params: { type: 'string' },
   list: { type: 'boolean' },
@@ -62,7 +63,7 @@ function parsePrincipal(text: string): Principal | string {
   return principal.ok ? principal.value : principal.error;
 }
 
-function parseAction(values: { call?: string; prompt?: string; resource?: string; upstream?: string; args?: string; params?: string; list?: boolean }): PolicyAction | string {
+function parseAction(values: { call?: string; prompt?: string; resource?: string; upstream?: string; server?: string; args?: string; params?: string; list?: boolean }): PolicyAction | string {
   const named = [values.call, values.prompt, values.resource].filter((v) => v !== undefined);
   if (named.length !== 1) return 'give exactly one of --call TOOL, --prompt NAME, --resource URI';
   const target: RawTestTarget = {};
@@ -70,6 +71,7 @@ function parseAction(values: { call?: string; prompt?: string; resource?: string
   if (values.prompt !== undefined) target.prompt = values.prompt;
   if (values.resource !== undefined) target.resource = values.resource;
   if (values.upstream !== undefined) target.upstream = values.upstream;
+  if (values.server !== undefined) target.server = values.server;
   if (values.args !== undefined) {
     let args: unknown;
     try {
@@ -98,7 +100,7 @@ const MARK: Readonly<Record<RuleExplanation['outcome'], string>> = { matched: 'm
 export function formatExplanation(e: Explanation, action: PolicyAction): string {
   const { decision } = e;
   const lines = [
-    `${action.operation === 'list' ? 'listing' : 'calling'} ${action.kind} ${JSON.stringify(action.name)} on upstream ${JSON.stringify(action.upstream)}`,
+    `${action.operation === 'list' ? 'listing' : 'calling'} ${action.kind} ${JSON.stringify(action.name)} on upstream ${JSON.stringify(action.upstream)}${action.server === undefined ? '' : ` through server ${JSON.stringify(action.server)}`}`,
     `decision: ${action.operation === 'list' ? (decision.effect === 'deny' ? 'hidden' : `visible (${decision.effect})`) : decision.effect}`,
     `rule:     ${decision.ruleId}`,
     `reason:   ${decision.reason}`,

@@ -7,10 +7,11 @@ import { loadPolicyDir } from '../policy/load-policy.ts';
 export const POLICY_USAGE = `usage:
   gatehouse policy check [--dir DIR] [--default-effect deny|allow]
   gatehouse policy explain [--dir DIR] --as PRINCIPAL (--call TOOL | --prompt NAME | --resource URI)
-                           [--upstream U] [--args JSON] [--params 'Name=value,...'] [--list] [--json]
-  gatehouse policy test [FILE.test.yaml ...] [--dir DIR]
+                           [--upstream U] [--server S] [--args JSON] [--params 'Name=value,...'] [--list] [--json]
+  gatehouse policy test [FILE.test.yaml ...] [--dir DIR] [--server S]
   gatehouse policy pin --config GATEWAY.yaml [--tool GLOB ...] [--include-annotations]
-DIR defaults to ./policies (for test: the directory of each test file). PRINCIPAL is a subject
+DIR defaults to ./policies (for test: the directory of each test file). --server S judges as on the
+virtual server S (rules with \`when.server\`); for test, in every case that names no server. PRINCIPAL is a subject
 or JSON such as '{"subject":"alice","groups":["analysts"]}'.`;
 
 export const DEFAULT_POLICY_DIR = 'policies';

@@ -12,10 +12,10 @@ import { parsePolicyTests, runPolicyTests, type PolicyTestResult } from '../poli
 import { DEFAULT_POLICY_DIR, loadPolicyForCli, parseDefaultEffect, printInvalid, usageError } from './policy-options.ts';
 
 export function policyTestCommand(argv: string[]): number {
-  let values: { dir?: string; 'default-effect'?: string };
+  let values: { dir?: string; 'default-effect'?: string; server?: string };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string', short: 'd' }, 'default-effect': { type: 'string' } } }));
+    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { dir: { type: 'string', short: 'd' }, 'default-effect': { type: 'string' }, server: { type: 'string' } } }));
   } catch (e) {
     return usageError('test', (e as Error).message);
   }
@@ -55,7 +55,7 @@ export function policyTestCommand(argv: string[]): number {
       return 2;
     }
     process.stdout.write(`${file}  [policy dir: ${dir}]\n`);
-    for (const result of runPolicyTests(policy, parsed.value)) {
+    for (const result of runPolicyTests(policy, parsed.value, values.server)) {
       results.push(result);
       process.stdout.write(formatResult(result));
     }

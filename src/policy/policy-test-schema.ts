@@ -29,6 +29,7 @@ function target(description: string, withCallData: boolean): Record<string, unkn
     resource: { description: 'Resource URI as clients see it.', type: 'string', minLength: 1 },
     resourceTemplate: { description: 'Resource URI template as clients see it.', type: 'string', minLength: 1 },
     upstream: { description: 'Upstream name. Default: the part of the name before the first "__".', type: 'string', minLength: 1 },
+    server: { description: 'The virtual server the call comes to. Default: the default endpoint (or `policy test --server`).', type: 'string', minLength: 1 },
   };
   if (withCallData) {
     properties['arguments'] = { description: 'Call arguments.', type: 'object' };
@@ -49,7 +50,7 @@ function target(description: string, withCallData: boolean): Record<string, unkn
       { required: ['resource'] },
       { required: ['resourceTemplate'] },
     ],
-    errorMessage: 'expected exactly one of tool, prompt, resource, resourceTemplate (plus upstream' + (withCallData ? ', arguments, params)' : ')'),
+    errorMessage: 'expected exactly one of tool, prompt, resource, resourceTemplate (plus upstream, server' + (withCallData ? ', arguments, params)' : ')'),
   };
 }
 
@@ -92,6 +93,7 @@ export interface RawTestTarget {
   resource?: string;
   resourceTemplate?: string;
   upstream?: string;
+  server?: string;
   arguments?: Record<string, unknown>;
   params?: Record<string, string | number | boolean>;
 }

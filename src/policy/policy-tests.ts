@@ -81,9 +81,10 @@ function testCase(raw: RawTestCase, file: string, locate: PositionLookup, i: num
   return test;
 }
 
-export function runPolicyTests(policy: CompiledPolicy, tests: readonly PolicyTestCase[]): PolicyTestResult[] {
+/** `server`: the virtual server of every case that names none of its own. */
+export function runPolicyTests(policy: CompiledPolicy, tests: readonly PolicyTestCase[], server?: string): PolicyTestResult[] {
   return tests.map((test) => {
-    const decision = policy.decide(test.principal, test.action);
+    const decision = policy.decide(test.principal, server === undefined || test.action.server !== undefined ? test.action : { ...test.action, server });
     const actual: Expectation = test.action.operation === 'list' ? (decision.effect === 'deny' ? 'hidden' : 'visible') : decision.effect;
     const passed = actual === test.expect && (test.expectRule === undefined || test.expectRule === decision.ruleId);
     return { test, passed, actual, ruleId: decision.ruleId, reason: decision.reason };
@@ -123,6 +124,7 @@ export function actionFrom(target: RawTestTarget, operation: 'call' | 'list', se
     name,
     upstreamName: (kind === 'tool' || kind === 'prompt') && name.startsWith(prefix) ? name.slice(prefix.length) : name,
   };
+  if (target.server !== undefined) action.server = target.server;
   if (target.arguments !== undefined) action.arguments = target.arguments as JsonObject;
   if (target.params !== undefined) {
     action.params = Object.fromEntries(Object.entries(target.params).map(([k, v]) => [`Mcp-Param-${k}`, v]));
