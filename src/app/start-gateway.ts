@@ -102,7 +102,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     await audit.close();
     throw e;
   }
-  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: enforcement.policy?.current().version ?? null });
+  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), ...(config.servers.length > 0 ? { servers: config.servers.map((s) => s.name) } : {}), policy: enforcement.policy?.current().version ?? null });
   for (const u of upstreams) {
     u.onEvent((ev) => {
       if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
@@ -230,6 +230,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
   if (admin !== undefined) logger.info('gatehouse admin listener (/metrics, /readyz, /healthz)', { url: admin.url });
+  for (const s of config.servers) logger.info('virtual server', { server: s.name, url: `http://${s.host ?? host}:${port}${s.path}`, upstreams: s.upstreams });
   return {
     url: `http://${host}:${port}${config.listen.path}`,
     port,

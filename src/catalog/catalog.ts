@@ -96,7 +96,7 @@ export class Catalog {
         if (ev.type !== 'list_changed') return;
         const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
         // A server's catalog subscribes after the default one, which has marked the parts stale.
-        if (within) return void this.announce(kinds);
+        if (within) return void this.announce(kinds).catch((e: unknown) => logger.error('cannot tell a server\'s listeners its list changed', { server: within.scope.name, error: (e as Error).message }));
         for (const k of kinds) this.cache.invalidate(u.name, k);
         this.changed(kinds[0]!);
       });

@@ -39,6 +39,8 @@ servers:
     upstreams: [modern, legacy]
     tools: { include: ["modern__*", add], exclude: ["*slow*", "*elicit*"] }
     prompts: { include: [none-at-all] }
+    resources: { include: ["mem://modern/*"] }
+    resourceTemplates: { include: ["mem://legacy/*"] }
     instructions: Tools of team A.
   - name: solo
     upstreams: [modern]
@@ -130,6 +132,20 @@ describe('one endpoint per server', () => {
     expect(a.json.result.prompts).toEqual([]);
     const all = await postJson(gw.url, modernBody(4, 'prompts/list'), modernHeaders('prompts/list'));
     expect(all.json.result.prompts.map((p: { name: string }) => p.name)).toContain('modern__greet');
+  });
+
+  it('selects resources and templates: what is left out reads as a resource that does not exist', async () => {
+    const listed = await postJson(gw.servers['team-a']!, modernBody(11, 'resources/list'), modernHeaders('resources/list'));
+    expect(listed.json.result.resources.map((r: { uri: string }) => r.uri)).toEqual(['mem://modern/only']);
+    const templates = await postJson(gw.servers['team-a']!, modernBody(12, 'resources/templates/list'), modernHeaders('resources/templates/list'));
+    expect(templates.json.result.resourceTemplates.map((r: { uriTemplate: string }) => r.uriTemplate)).toEqual(['mem://legacy/items/{id}']);
+    const read = (url: string, id: number, uri: string) => postJson(url, modernBody(id, 'resources/read', { uri }), modernHeaders('resources/read', uri));
+    expect((await read(gw.servers['team-a']!, 13, 'mem://legacy/items/7')).json.result.contents[0].uri).toBe('mem://legacy/items/7');
+    for (const [id, uri] of [[14, 'mem://shared/readme'], [15, 'mem://modern/items/1']] as const) {
+      const outside = await read(gw.servers['team-a']!, id, uri);
+      expect(outside.json.error).toEqual({ code: -32602, message: 'Resource not found', data: { uri } });
+      expect((await read(gw.url, id + 10, uri)).json.result.contents.length).toBe(1);
+    }
   });
 
   it('checks Mcp-Name and Mcp-Param-* against what solo shows, and rebuilds them for the upstream', async () => {
