@@ -97,6 +97,7 @@ function summary(file: string, config: GatewayConfig, policy: PolicySummary | un
     `${file}: valid`,
     `  listen     ${config.listen.host}:${config.listen.port}${config.listen.path}`,
     `  upstreams  ${config.upstreams.map((u) => `${u.name} (${u.kind})`).join(', ')}`,
+    ...(config.servers.length === 0 ? [] : [`  servers    ${config.servers.map((s) => `${s.name} (${s.host ?? ''}${s.path}: ${s.upstreams.join(', ')})`).join('; ')}`]),
     `  identity   ${identity}`,
     `  policy     ${policy?.policy === undefined ? 'none (every caller may call everything)' : `${count(policy.policy.rules.length, 'rule')} and ${count(policy.policy.pins.size, 'pin')} in ${count(policy.policy.files.length, 'file')} (${config.policy?.dir}), default ${policy.policy.defaultEffect}; ${count(policy.cases, 'test case')} in ${count(policy.testFiles, 'test file')}`}`,
     `  approvals  ${config.approvals === undefined ? 'off' : 'on'}`,

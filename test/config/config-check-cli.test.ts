@@ -122,6 +122,17 @@ describe('gatehouse config check', () => {
     expect(r.stdout).toMatch(/policy +1 rule and 0 pins in 1 file .*1 test case in 1 test file/);
   });
 
+  it('lists the virtual servers of a config that has them, and refuses one naming no upstream', async () => {
+    const config = write('servers/gatehouse.yaml', ['upstreams:', `  - { name: ev, command: ${process.execPath} }`, 'servers:', '  - { name: team, host: t.example }', '  - { name: solo, path: /solo, upstreams: [ev], prefix: none }', ''].join('\n'));
+    const r = await check(config);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  servers    team (t.example/mcp/team: ev); solo (/solo: ev)\n');
+    const bad = write('servers/bad.yaml', ['upstreams:', `  - { name: ev, command: ${process.execPath} }`, 'servers:', '  - { name: team, upstreams: [nope] }', ''].join('\n'));
+    const refused = await check(bad);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${bad}:4:31 /servers/0/upstreams/0: no upstream is named "nope" (upstreams: ev)`);
+  });
+
   it('names an unreadable config and exits 2, and defaults to ./gatehouse.yaml', async () => {
     const r = await runCliToEnd(['config', 'check'], { cwd: join(dir, 'sound') });
     expect(r.code).toBe(0);
