@@ -107,6 +107,7 @@ function operatorRoutes(app: Hono, deps: AppDeps): void {
 function rebindingGuard(deps: AppDeps, listenHost: string): MiddlewareHandler {
   const { config } = deps;
   const own = [config.identity?.resource, config.approvals?.publicUrl].flatMap((u) => (u === undefined ? [] : [new URL(u).host.toLowerCase()]));
+  for (const s of config.servers) if (s.host !== undefined) own.push(s.host);
   const base = hostRule(listenHost, config.allowedHosts);
   const rule = { ...base, allowed: [...base.allowed, ...own] };
   const refuse = (error: GatewayError): Response => {

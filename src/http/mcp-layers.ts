@@ -50,7 +50,8 @@ export function guardLayer(config: GatewayConfig): Layer {
   const { allowedOrigins, limits } = config;
   // Host only once configured: browsers send Origin on every POST, which is the check above,
   // and a gateway behind a proxy sees the proxy's public name (docs: allowedHosts).
-  const hosts = { allowed: config.allowedHosts, enforce: config.allowedHosts.length > 0 };
+  // A virtual server's own `host` is one the operator named for this gateway: allowed too.
+  const hosts = { allowed: [...config.allowedHosts, ...config.servers.flatMap((s) => (s.host === undefined ? [] : [s.host]))], enforce: config.allowedHosts.length > 0 };
   return (req, next) => {
     // Repeats first: until they are refused, every other check could read the other copy.
     const single = checkSingletonHeaders(req.rawHeaders);

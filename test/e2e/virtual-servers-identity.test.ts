@@ -1,7 +1,8 @@
 // A virtual server is its own protected resource (RFC 9728; MCP 2026-07-28,
 // basic/authorization): its metadata sits at its path-inserted well-known URL and names its
 // own URI, its 401 points there, and a JWT must carry its URI as audience (RFC 8707). A server
-// with `host` answers its path only for that Host; others there get the default endpoint.
+// with `host` answers its path only for that Host; others there get the default endpoint; its
+// host passes the Host check without being listed in allowedHosts.
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
@@ -25,6 +26,8 @@ useGatewayBed({
     return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
   },
   config: (up: { upstream: ModernUpstream; jwks: JwksServer }) => `
+# Host checks on: a server's own host is allowed without being listed here.
+allowedHosts: [gatehouse.test]
 identity:
   resource: ${resource}
   jwt: { issuer: ${ISSUER}, jwksUrl: ${up.jwks.url}, algorithms: [RS256] }
@@ -92,5 +95,7 @@ describe('a server with host', () => {
     const hosted = await postWithHost(gw.url, `tools.localhost:${gw.port}`, modernBody(3, 'tools/list'), hostedAuth);
     expect(hosted.status).toBe(200);
     expect(hosted.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['add']);
+    // Any other name still fails the Host check (DNS rebinding defence).
+    expect((await postWithHost(gw.url, 'evil.example', modernBody(4, 'tools/list'), hostedAuth)).status).toBe(403);
   });
 });
