@@ -6,7 +6,7 @@
 import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { AuditBodies } from '../audit/audit-body.ts';
 import type { AuditTrail } from '../audit/audit-record.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, CatalogStats } from '../catalog/catalog.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import { compose, type Endpoint } from '../http/compose.ts';
 import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
@@ -102,4 +102,16 @@ export function serverIdentity(identity: IdentityConfig, server: ServerConfig): 
   const jwt = identity.jwt;
   const defaulted = jwt !== undefined && jwt.audiences.length === 1 && jwt.audiences[0] === identity.resource;
   return { ...identity, resource, jwt: jwt && defaulted ? { ...jwt, audiences: [resource] } : jwt };
+}
+
+/** What the catalog caches hold over every endpoint (metrics): the upstream lists once (they
+ * are shared), the merged and filtered views and pointers of each endpoint's catalog summed. */
+export function allCatalogStats(catalogs: readonly Catalog[]): CatalogStats {
+  const all = catalogs.map((c) => c.stats());
+  const sum = (pick: (s: CatalogStats) => number): number => all.reduce((n, s) => n + pick(s), 0);
+  return {
+    merges: sum((s) => s.merges),
+    filterPasses: sum((s) => s.filterPasses),
+    bytes: { lists: all[0]?.bytes.lists ?? 0, merged: sum((s) => s.bytes.merged), filtered: sum((s) => s.bytes.filtered), callers: sum((s) => s.bytes.callers) },
+  };
 }

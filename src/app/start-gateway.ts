@@ -15,7 +15,7 @@ import { createMetrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 import { createEnforcement } from './enforcement-wiring.ts';
-import { createServerCatalogs, createServerEndpoints } from './server-endpoints.ts';
+import { allCatalogStats, createServerCatalogs, createServerEndpoints } from './server-endpoints.ts';
 import { buildRouteTable } from '../servers/server-routes.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
@@ -114,7 +114,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     processMetrics: config.metrics.processMetrics,
     pendingApprovals: () => pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name) || [...serverCatalogs.values()].some((c) => c.exposes('tools', name)),
-    capacity: { catalog: () => catalog.stats(), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
+    capacity: { catalog: () => (serverCatalogs.size === 0 ? catalog.stats() : allCatalogStats([catalog, ...serverCatalogs.values()])), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
     upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
     auditStats: () => {
       const st = audit.stats();
