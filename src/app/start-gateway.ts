@@ -3,7 +3,7 @@
 // thing in-process on port 0 (docs/architecture.md house style 5).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { Catalog } from '../catalog/catalog.ts';
 import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from '../http/observer.ts';
@@ -11,31 +11,30 @@ import { createAuditBodies } from '../audit/audit-body.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { openAuditTrail } from '../audit/audit-trail.ts';
 import type { JsonObject } from '../protocol/message.ts';
-import { createMetrics } from '../telemetry/metrics.ts';
+import type { Metrics, ConfigReloadResult } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
-import { createEnforcement } from './enforcement-wiring.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
-import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
-import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
-import { ok } from '../protocol/result.ts';
-import type { GatewayConfig } from '../config/types.ts';
+import type { Authenticate } from '../identity/authenticate.ts';
+import type { ConfigIssue } from '../config/config-error.ts';
+import type { GatewayConfig, UpstreamConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
-import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { DrainState } from '../http/drain-state.ts';
-import { buildAdminListener, buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
-import { compose } from '../http/compose.ts';
-import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
 import { Notifier } from '../transport/notifier.ts';
-import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import { AnswerBudget } from '../limits/answer-budget.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
 import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import { startConfigReloader, type ConfigReloader, type ReloadTrigger } from './config-reloader.ts';
+import { createConfigSwap } from './config-swap.ts';
+import { buildGeneration, type Generation, type SharedParts } from './gateway-generation.ts';
+import { liveEnforcer, liveGateway } from './live-parts.ts';
+import { createGatewayMetrics } from './metrics-wiring.ts';
+import { UpstreamPool } from './upstream-pool.ts';
 
 /** A full stream cap frees up as clients leave: a short wait is worth a try. */
 const STREAM_RETRY_AFTER_MS = 5_000;
@@ -45,8 +44,13 @@ export interface RunningGateway {
   port: number;
   /** Base URL of the admin listener, when `admin` is configured. */
   adminUrl?: string;
-  upstreams: readonly Upstream[];
+  /** The upstreams serving now (a config reload changes them). */
+  readonly upstreams: readonly Upstream[];
   notifier: Notifier;
+  /** The config running now (a config reload changes it). */
+  currentConfig(): GatewayConfig;
+  /** Reloads the config now, when started with `reload`; resolves to how it ended. */
+  reload(trigger?: ReloadTrigger): Promise<ConfigReloadResult | undefined>;
   /** Stops at once: connections cut, then everything closed. */
   close(): Promise<void>;
   /** Stops gracefully (SIGTERM): see drain() below and config `shutdown`. */
@@ -61,8 +65,12 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
 }
 
 /** `budget`: the memory budget of HTTP answers in flight (limits.maxInflightAnswerBytes). */
+export function createUpstream(u: UpstreamConfig, logger: Logger, budget?: AnswerBudget): Upstream {
+  return u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget);
+}
+
 export function createUpstreams(config: GatewayConfig, logger: Logger, budget?: AnswerBudget): Upstream[] {
-  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget)));
+  return config.upstreams.map((u) => createUpstream(u, logger, budget));
 }
 
 export interface GatewayOptions {
@@ -70,6 +78,9 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** The clock of kept results' expiry (tests inject one); Date.now by default. */
   now?: () => number;
+  /** Reload the whole config on SIGHUP and when its file changes (`gatehouse serve`); unset:
+   * only the policy reloads, on its own. `load` reads the file as at boot. */
+  reload?: { load(): { config: GatewayConfig | undefined; issues: readonly ConfigIssue[] }; watch: boolean };
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
@@ -77,74 +88,45 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
   const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
-  const upstreams = createUpstreams(config, logger, answerBudget);
-  const catalog = new Catalog(config, upstreams, logger, cursorSecret);
-  const { limits } = config;
-  const gates = new Map(
-    config.upstreams.map((u) => [u.name, new ConcurrencyGate(u.name, { ...u.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })]),
-  );
-  const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
-  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const audit = await openAuditTrail(config.audit, { logger });
   // Notable events go to the trail too; a refused event write is logged, never thrown.
   const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
     void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));
   };
-  let enforcement: ReturnType<typeof createEnforcement>;
-  try {
-    enforcement = createEnforcement(config, { catalog, notifier, logger, event });
-  } catch (e) {
-    await audit.close();
-    throw e;
-  }
-  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: enforcement.policy?.current().version ?? null });
-  for (const u of upstreams) {
-    u.onEvent((ev) => {
-      if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
-    });
-  }
+  const { limits } = config;
+  const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
+  // The generation serving now; set once the first is built, below.
+  let current: Generation | undefined;
+  const live = (): Generation => current!;
+  let subscriptions: ResourceSubscriptions | undefined;
+  let metrics: Metrics | undefined;
+  const pool = new UpstreamPool({
+    make: (u) => createUpstream(u, logger, answerBudget),
+    logger,
+    onMade: (u) => {
+      u.onEvent((ev) => {
+        if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
+        if (ev.type === 'limit_hit') metrics?.recordLimitHit(ev.limit);
+      });
+      subscriptions?.watch(u);
+    },
+  });
+  const catalog = new Catalog(config, pool.open(config.upstreams), logger, cursorSecret);
+  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
-  const metrics = createMetrics({
-    processMetrics: config.metrics.processMetrics,
-    pendingApprovals: () => pendingApprovals,
-    isExposedTool: (name) => catalog.exposes('tools', name),
-    capacity: { catalog: () => catalog.stats(), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
-    upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
-    auditStats: () => {
-      const st = audit.stats();
-      const since = st.retainedSince === undefined ? Number.NaN : Date.parse(st.retainedSince);
-      return {
-        lagSeconds: st.lagMs / 1000,
-        droppedTotal: st.dropped,
-        writtenTotal: st.written,
-        syncsTotal: st.syncs,
-        rotationsTotal: st.rotations,
-        filesDeletedTotal: st.filesDeleted,
-        cutTotal: st.cut,
-        retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
-      };
-    },
-    logger,
-  });
-  for (const u of upstreams) {
-    u.onEvent((ev) => {
-      if (ev.type === 'limit_hit') metrics.recordLimitHit(ev.limit);
-    });
-  }
+  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
+  metrics = createGatewayMetrics(config, { catalog, pendingApprovals: () => pendingApprovals, sessions, notifier, answerBudget, audit, logger, live });
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const observer = createObserver({ tracing, metrics, audit, ...(config.audit.enabled ? { bodies: createAuditBodies(config.audit) } : {}), logger });
-  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
-  const authenticate: Authenticate = config.identity
-    ? createAuthenticator(config.identity)
-    : async () => ok(ANONYMOUS_PRINCIPAL);
-  if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
   const approvalEvent = (name: 'approval_requested' | 'approval_decided', detail: JsonObject): void => {
     // A calling user's MRTR question may never be answered; only webhook and console
     // approvals are held open here.
     if (detail.channel !== 'user') pendingApprovals = Math.max(0, pendingApprovals + (name === 'approval_requested' ? 1 : -1));
     event(name, detail);
   };
+  // The console signs users in with the identity of the generation serving now.
+  const authenticate: Authenticate = (req) => live().authenticate(req);
   const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
   approvals.deps.event = approvalEvent;
   catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
@@ -156,23 +138,30 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     event(name, detail);
     if (detail.reason === 'lifetime') metrics.recordLimitHit('streamMaxLifetime');
   });
-  const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
+  subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator: new SchemaValidator(), metrics, approvals: approvals.deps, subscriptions, gates, ...(opts.now ? { now: opts.now } : {}) });
-  // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
-  const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
-  const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
+  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits: () => live().config.limits });
   const drainState = new DrainState();
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, failingLists: () => catalog.failingLists(), extraRoutes: [approvals.routes], drain: drainState });
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, drain: drainState, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
     sessions.close();
-    await enforcement.close();
+    reloader?.close();
+    current?.enforcement.policy?.close();
+    await current?.enforcement.limiter.close();
     await approvals.close();
     await audit.close();
     await tracing.shutdown().catch(() => undefined);
   };
+  let reloader: ConfigReloader | undefined;
+  try {
+    current = buildGeneration(config, pool.current(), shared);
+  } catch (e) {
+    await closeParts();
+    throw e;
+  }
+  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: current.enforcement.policy?.current().version ?? null });
 
   // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
   // above the configured limit so the gateway's check, which says which limit, answers first.
@@ -181,11 +170,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // so that `serve` exits at once instead of running headless.
   let server: Server;
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
-      s.once('error', reject);
-      s.listen(config.listen.port, config.listen.host, () => resolve(s));
-    });
+    server = await listen(config.listen, { maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, (req, res) => live().listener(req, res));
   } catch (e) {
     await closeParts();
     throw e;
@@ -193,7 +178,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // The admin listener (/metrics, /readyz), when configured: failing to bind it fails the start too.
   let admin: { server: Server; url: string } | undefined;
   try {
-    admin = config.admin === undefined ? undefined : await listenAdmin(config.admin, buildAdminListener({ config, upstreams, mcp, metrics, logger, drain: drainState }, config.admin.host));
+    admin = config.admin === undefined ? undefined : await listenAdmin(config.admin, (req, res) => live().adminListener!(req, res));
   } catch (e) {
     await new Promise<void>((r) => server.close(() => r()));
     await closeParts();
@@ -211,20 +196,38 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const finish = (): Promise<void> =>
     (finished ??= (async () => {
       await closeParts();
-      await Promise.all(upstreams.map((u) => u.close()));
+      await pool.closeAll();
     })());
   // Upstreams start in the background: the gateway serves while they come up.
   // start() never rejects by contract (failures show in status()); a rejection is a bug, logged.
-  for (const u of upstreams) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
+  for (const u of pool.current()) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
+  if (opts.reload !== undefined) {
+    const swap = createConfigSwap({ current: live, install: (g) => (current = g), pool, shared, sessions, answerBudget, streamRetryAfterMs: STREAM_RETRY_AFTER_MS });
+    reloader = startConfigReloader({
+      file: config.file,
+      load: opts.reload.load,
+      apply: swap,
+      record: (result, detail) => {
+        metrics.recordConfigReload(result);
+        event('config_reload', detail);
+      },
+      logger,
+      watch: opts.reload.watch,
+    });
+  }
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
-  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
+  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: pool.current().length });
   if (admin !== undefined) logger.info('gatehouse admin listener (/metrics, /readyz, /healthz)', { url: admin.url });
   return {
     url: `http://${host}:${port}${config.listen.path}`,
     port,
-    upstreams,
+    get upstreams() {
+      return pool.current().map((u) => u.inner);
+    },
     notifier,
+    currentConfig: () => live().config,
+    reload: (trigger = 'SIGHUP') => (reloader === undefined ? Promise.resolve(undefined) : reloader.reload(trigger)),
     ...(admin === undefined ? {} : { adminUrl: admin.url }),
     async close() {
       // Streams first, so that their ends are recorded before the audit trail closes.
@@ -238,7 +241,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     // then no new connections, listen and GET streams ended (clients reconnect elsewhere),
     // and the requests in flight finish before the audit trail is flushed and children stop.
     async drain() {
-      const { drainDelayMs, deadlineMs } = config.shutdown;
+      const { drainDelayMs, deadlineMs } = live().config.shutdown;
+      reloader?.close();
       drainState.begin();
       logger.info('draining: /readyz answers 503, still serving', { drainDelayMs, deadlineMs });
       if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs));
@@ -256,18 +260,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       logger.info('drained');
     },
     killChildren() {
-      for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();
+      pool.killChildren();
     },
   };
 }
 
-/** The admin listener, bound; rejects when the address cannot be had. */
-async function listenAdmin(admin: { host: string; port: number }, listener: ReturnType<typeof buildAdminListener>): Promise<{ server: Server; url: string }> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(listener);
+function listen(at: { host: string; port: number }, options: ServerOptions, listener: RequestListener): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const s = createServer(options, listener);
     s.once('error', reject);
-    s.listen(admin.port, admin.host, () => resolve(s));
+    s.listen(at.port, at.host, () => resolve(s));
   });
+}
+
+/** The admin listener, bound; rejects when the address cannot be had. */
+async function listenAdmin(admin: { host: string; port: number }, listener: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = await listen(admin, {}, listener);
   const host = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
   return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
 }

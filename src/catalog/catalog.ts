@@ -58,7 +58,7 @@ export interface CatalogStats {
 
 export class Catalog {
   private readonly cache: PartCache;
-  private readonly byName: Map<string, Upstream>;
+  private byName: Map<string, Upstream>;
   // Everything kept per caller is bounded by bytes (limits.catalogCacheBytes): half for private
   // upstream lists, a quarter for the merged views built from them (their own copies and
   // maps), an eighth each for filtered views and the caller -> view pointers. Public parts and
@@ -73,8 +73,8 @@ export class Catalog {
   private readonly lastMissRefresh = new Map<ListKind, number>();
 
   constructor(
-    private readonly config: GatewayConfig,
-    private readonly upstreams: readonly Upstream[],
+    private config: GatewayConfig,
+    private upstreams: readonly Upstream[],
     private readonly logger: Logger,
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
@@ -98,13 +98,36 @@ export class Catalog {
     this.parts = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
     this.filters = new FilteredViews(Math.floor(budget / 8), () => evicted('filtered'));
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
-    for (const u of upstreams) {
-      u.onEvent((ev) => {
-        if (ev.type !== 'list_changed') return;
-        const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
-        for (const k of kinds) this.cache.invalidate(u.name, k);
-        this.changed(kinds[0]!);
-      });
+    for (const u of upstreams) this.watch(u);
+  }
+
+  private watch(u: Upstream): void {
+    u.onEvent((ev) => {
+      // A connection a config reload replaced may still speak while its last calls finish.
+      if (ev.type !== 'list_changed' || this.byName.get(u.name) !== u) return;
+      const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
+      for (const k of kinds) this.cache.invalidate(u.name, k);
+      this.changed(kinds[0]!);
+    });
+  }
+
+  /** A config reload: the new upstream set and settings. The lists of every upstream that is
+   * new, gone or replaced are dropped (all of them when naming changed); the rest stay cached.
+   * The caches keep their start-time budgets (limits.catalogCacheBytes is restart-only). */
+  reconfigure(config: GatewayConfig, upstreams: readonly Upstream[]): void {
+    const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
+    const before = this.byName;
+    this.config = config;
+    this.upstreams = upstreams;
+    this.byName = new Map(upstreams.map((u) => [u.name, u]));
+    this.parts.deadlineMs = config.listDeadlineMs;
+    const names = new Set([...before.keys(), ...this.byName.keys()]);
+    for (const name of names) {
+      const now = this.byName.get(name);
+      if (now !== undefined && now !== before.get(name)) this.watch(now);
+      if (!renamed && now === before.get(name)) continue;
+      this.circuit.forget(name);
+      for (const kind of Object.keys(LIST_METHODS) as ListKind[]) this.cache.invalidate(name, kind);
     }
   }
 

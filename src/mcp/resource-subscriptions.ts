@@ -26,7 +26,8 @@ export const MAX_SUBSCRIPTIONS = 65_536;
 export interface SubscriptionDeps {
   catalog: Catalog;
   enforcer: Enforcer;
-  upstreams: readonly Upstream[];
+  /** The upstreams now (a config reload changes them). */
+  upstreams: () => readonly Upstream[];
   /** Sends a notification to a session's GET stream (dropped when it has none open). */
   deliver(sessionId: string, n: JsonRpcNotification): void;
 }
@@ -50,16 +51,19 @@ export class ResourceSubscriptions {
   private total = 0;
 
   constructor(private readonly deps: SubscriptionDeps) {
-    for (const u of deps.upstreams) {
-      u.onEvent((ev) => {
-        if (ev.type === 'resource_updated') this.updated(u.name, ev.uri);
-      });
-    }
+    for (const u of deps.upstreams()) this.watch(u);
+  }
+
+  /** Relays this upstream's updates while it is the one serving its name (watch each new one). */
+  watch(u: Upstream): void {
+    u.onEvent((ev) => {
+      if (ev.type === 'resource_updated' && this.deps.upstreams().includes(u)) this.updated(u.name, ev.uri);
+    });
   }
 
   /** Whether any upstream lets clients subscribe (the resources.subscribe capability). */
   offered(): boolean {
-    return this.deps.upstreams.some(subscribes);
+    return this.deps.upstreams().some(subscribes);
   }
 
   readonly subscribe = async (call: Call): Promise<Handled> => {
@@ -116,7 +120,7 @@ export class ResourceSubscriptions {
       entry.delete(sessionId);
       if (entry.size > 0) continue;
       const [name, uri] = key.split('\u0000') as [string, string];
-      const upstream = this.deps.upstreams.find((u) => u.name === name);
+      const upstream = this.deps.upstreams().find((u) => u.name === name);
       // Nobody is left to tell of a failed unsubscribe; the upstream answers errors as values.
       if (upstream) void this.release(upstream, uri).catch(() => undefined);
     }

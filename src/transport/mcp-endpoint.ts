@@ -3,6 +3,7 @@
 // known Mcp-Session-Id is 2025-11-25 (legacy, sessions); any other POST is 2026-07-28
 // (modern, stateless, checked per request). GET and DELETE exist only for legacy sessions.
 // Every refusal here is a value (http/replies.ts `refuse`) that the observe layer records.
+import type { LimitsConfig } from '../config/limits-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
@@ -29,6 +30,8 @@ export interface EndpointDeps {
   notifier: Notifier;
   logger: Logger;
   observer: Observer;
+  /** Where each request reads the limits, when a config reload can change them; config.limits otherwise. */
+  liveLimits?: () => LimitsConfig;
 }
 
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
@@ -37,6 +40,7 @@ const CLOSE_CONNECTION = { connection: 'close' };
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, principal: Principal) => Promise<HttpReply> {
   const { config, sessions, notifier } = deps;
+  const limits = deps.liveLimits ?? ((): LimitsConfig => config.limits);
   // A session that ends here (DELETE, idle) takes its GET streams with it; one with a GET
   // stream open is in use, so it does not go idle.
   sessions.onRemoved((id) => notifier.closeSession(id));
@@ -54,10 +58,11 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
     if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
       return refuse({ error: { kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, era, principal });
     }
-    const body = await req.readBody(config.limits.maxBodyBytes, config.limits.bodyTimeoutMs);
+    const { maxBodyBytes, bodyTimeoutMs, maxJsonDepth } = limits();
+    const body = await req.readBody(maxBodyBytes, bodyTimeoutMs);
     // The rest of an oversized or late body is not worth reading: the connection closes after the 413 or 408.
     if (!body.ok) return refuse({ error: body.error, era, principal }, body.error.kind === 'body_too_large' || body.error.kind === 'body_timeout' ? CLOSE_CONNECTION : undefined);
-    const parsed = parseMessage(body.value, config.limits.maxJsonDepth);
+    const parsed = parseMessage(body.value, maxJsonDepth);
     if (!parsed.ok) return refuse({ error: parsed.error.error, era, principal, ...(parsed.error.id !== undefined ? { rpcId: parsed.error.id } : {}) });
     const msg = parsed.value;
     const headers: HeaderLookup = req.header;
@@ -85,7 +90,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: config.limits.streamMaxLifetimeMs, now: Date.now });
+      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: limits().streamMaxLifetimeMs, now: Date.now });
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

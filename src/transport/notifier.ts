@@ -62,10 +62,16 @@ export class Notifier {
   private streamListener: ((e: StreamEvent) => void) | undefined;
 
   constructor(
-    private readonly caps: StreamCaps = UNCAPPED,
+    private caps: StreamCaps = UNCAPPED,
     private readonly now: () => number = Date.now,
   ) {
     this.slots = new Slots(caps.maxStreams, caps.maxStreamsPerPrincipal);
+  }
+
+  /** New caps (a config reload): open streams stay; only new ones see the caps. */
+  resize(caps: StreamCaps): void {
+    this.caps = caps;
+    this.slots.resize(caps.maxStreams, caps.maxStreamsPerPrincipal);
   }
 
   /** Told of every stream that opens or ends (audit, metrics). */
