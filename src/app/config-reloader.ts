@@ -19,7 +19,7 @@ export type ReloadTrigger = 'SIGHUP' | 'file changed';
 
 /** What applying a loaded config came to (config-swap.ts). */
 export interface ApplyOutcome {
-  result: Exclude<ConfigReloadResult, 'invalid'>;
+  result: ConfigReloadResult;
   /** For the log line and the audit record. */
   detail: JsonObject;
   /** Set when refused or failed: the first field or part to blame, and why. */
@@ -74,7 +74,7 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
     const detail: JsonObject = { file, trigger, ...where, ...outcome.detail };
     if (outcome.result === 'applied') logger.info('config reloaded', detail);
     else if (outcome.result === 'unchanged') logger.info('config reload: nothing changed', detail);
-    else logger.error(`config reload ${outcome.result}; keeping the running config`, detail);
+    else logger.error(`config reload ${outcome.result === 'invalid' ? 'rejected' : outcome.result}; keeping the running config`, detail);
     opts.record(outcome.result, { result: outcome.result, ...detail });
     return outcome.result;
   };

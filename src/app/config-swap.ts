@@ -5,6 +5,7 @@
 // its retired upstream connections close once their calls end (upstream-pool.ts). A change
 // to a restart-only field (live-changes.ts) refuses the reload, naming the field. Clients
 // whose visible lists changed are told afterwards (reload-notices.ts).
+import { ConfigError, formatIssue } from '../config/config-error.ts';
 import { restartOnlyChanges, sameConfig, upstreamChanges, type RefusedChange } from '../config/live-changes.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { AnswerBudget } from '../limits/answer-budget.ts';
@@ -55,7 +56,10 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     } catch (e) {
       await pool.discard(plan);
       policyOnly(before, trigger);
-      return { result: 'failed', path: '/policy', reason: (e as Error).message, detail: {} };
+      // A policy directory that does not load is a config that does not load: its issues name their files.
+      if (!(e instanceof ConfigError)) return { result: 'failed', path: '/policy', reason: (e as Error).message, detail: {} };
+      const first = e.issues[0];
+      return { result: 'invalid', path: first?.path ?? '', reason: first?.message ?? e.message, detail: { policyFile: first?.file ?? '', issues: e.issues.map(formatIssue) } };
     }
     // The swap, in one turn of the event loop: every request from here on meets the new config.
     pool.commit(plan);

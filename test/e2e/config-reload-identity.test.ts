@@ -29,6 +29,7 @@ let upstream: ModernUpstream;
 let gateway: CliRun;
 let mcp: string;
 const streams: SseMessages[] = [];
+const dirs: string[] = [];
 
 const configText = (policy: string, tail = ''): string => `
 identity:
@@ -71,7 +72,7 @@ afterAll(async () => {
   for (const s of streams) s.close();
   killStarted();
   await upstream?.close();
-  for (const d of [root, confDir, everyoneEcho, guestsAdd]) rmSync(d, { recursive: true, force: true });
+  for (const d of [root, confDir, everyoneEcho, guestsAdd, ...dirs]) rmSync(d, { recursive: true, force: true });
 });
 
 describe('a config reload changes', () => {
@@ -120,5 +121,15 @@ describe('a config reload changes', () => {
     expect(toolNames(await modernList(mcp, CAROL))).toEqual(['up__echo']);
     const sum = await postJson(mcp, modernBody('sum', 'tools/call', { name: 'up__add', arguments: { a: 2, b: 3 } }), modernHeaders('tools/call', 'up__add', BOB));
     expect(sum.json.result.content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('not to a policy directory that does not load: the line names the policy file and the path in it', async () => {
+    const broken = policyDir({ 'bad.yaml': 'rules:\n  - { id: oops, effect: perhaps }\n' });
+    dirs.push(broken);
+    save(configText(broken, 'limits: { maxBodyBytes: 1000 }\n'));
+    await expect.poll(() => logged('config reload rejected; keeping the running config').length, { timeout: 10_000 }).toBe(1);
+    const line = logged('config reload rejected; keeping the running config')[0]!;
+    expect(line).toMatchObject({ file, trigger: 'file changed', policyFile: join(broken, 'bad.yaml'), path: '/rules/0/effect' });
+    expect(toolNames(await modernList(mcp, BOB))).toEqual(['up__echo', 'up__add']);
   });
 });
