@@ -47,6 +47,8 @@ export interface ConfigReloader {
 
 /** Bursts of events (a rename, then a chmod; a ConfigMap's several links) make one reload. */
 const DEBOUNCE_MS = 150;
+/** The link a Kubernetes ConfigMap (or Secret) volume swaps to publish a new version. */
+const CONFIGMAP_DATA_LINK = '..data';
 
 export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader {
   const { file, logger } = opts;
@@ -102,13 +104,18 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   if (opts.watch) {
+    // A ConfigMap update may change only the policy files beside the config: the ..data swap
+    // reloads even when gatehouse.yaml reads the same (and every reload reloads the policy).
+    let swapped = false;
     const changed = (): void => {
-      // The content decides: events also come for other files of the directory.
-      if (digestOf(file) === lastDigest) return;
+      // Otherwise the content decides: events also come for other files of the directory.
+      if (!swapped && digestOf(file) === lastDigest) return;
+      swapped = false;
       void reload('file changed');
     };
     try {
-      watcher = watch(dirname(file), () => {
+      watcher = watch(dirname(file), (_event, name) => {
+        if (name === CONFIGMAP_DATA_LINK) swapped = true;
         clearTimeout(timer);
         timer = setTimeout(changed, DEBOUNCE_MS);
       });

@@ -30,9 +30,10 @@ export interface SwapDeps {
 export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: ReloadTrigger) => Promise<ApplyOutcome> {
   const { pool, shared } = d;
   const { catalog, notifier, logger } = shared;
-  // SIGHUP has always reloaded the policy files; when the config itself is not taken, it still does.
+  // Every reload reads the policy files too (SIGHUP always has; a ConfigMap update may change
+  // only them); when the config itself is not taken, the policy still reloads on its own.
   const policyOnly = (before: Generation, trigger: ReloadTrigger): void => {
-    if (trigger === 'SIGHUP') before.enforcement.policy?.reload('SIGHUP');
+    before.enforcement.policy?.reload(trigger);
   };
 
   return async (next, trigger): Promise<ApplyOutcome> => {
@@ -70,7 +71,7 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     d.answerBudget.resize(limits.maxInflightAnswerBytes);
     d.install(gen);
     if (gen.enforcement === before.enforcement) {
-      if (trigger === 'SIGHUP') gen.enforcement.reloadPolicyQuietly('SIGHUP');
+      gen.enforcement.reloadPolicyQuietly(trigger);
     } else {
       before.enforcement.policy?.close();
     }

@@ -190,6 +190,14 @@ describe('gatehouse serve reloads its whole config', () => {
     expect(changes(bob)).toEqual([]);
   });
 
+  it('a ..data swap that leaves gatehouse.yaml the same still reloads (the policy files beside it may have changed)', async () => {
+    const unchanged = logged('config reload: nothing changed').length;
+    publish(readFileSync(file, 'utf8'));
+    await expect.poll(() => logged('config reload: nothing changed').length, { timeout: 10_000 }).toBe(unchanged + 1);
+    expect(logged('config reload: nothing changed').at(-1)).toMatchObject({ file, trigger: 'file changed' });
+    expect(await reloads('unchanged')).toBe(1);
+  });
+
   it('a config that does not load keeps the running one: one line names the file, the path and the reason', async () => {
     editInPlace(configText({ tail: 'listDeadline: soon\n' }));
     gateway.child.kill('SIGHUP');
@@ -222,7 +230,7 @@ describe('gatehouse serve reloads its whole config', () => {
       .split('\n')
       .filter((l) => l.includes('"config_reload"'))
       .map((l) => JSON.parse(l).detail as Record<string, unknown>);
-    expect(events.map((e) => e.result)).toEqual(['applied', 'applied', 'applied', 'invalid', 'refused']);
-    expect(events[3]).toMatchObject({ file, path: '/listDeadline' });
+    expect(events.map((e) => e.result)).toEqual(['applied', 'applied', 'applied', 'unchanged', 'invalid', 'refused']);
+    expect(events[4]).toMatchObject({ file, path: '/listDeadline' });
   });
 });
