@@ -99,7 +99,9 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
     return again.done;
   };
 
-  const onHup = (): void => void reload('SIGHUP');
+  // load() and record() report problems as values; a rejection here is a bug, logged.
+  const bug = (e: unknown): void => logger.error('config reload failed unexpectedly', { file, error: (e as Error).message });
+  const onHup = (): void => void reload('SIGHUP').catch(bug);
   process.on('SIGHUP', onHup);
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -111,7 +113,7 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
       // Otherwise the content decides: events also come for other files of the directory.
       if (!swapped && digestOf(file) === lastDigest) return;
       swapped = false;
-      void reload('file changed');
+      void reload('file changed').catch(bug);
     };
     try {
       watcher = watch(dirname(file), (_event, name) => {

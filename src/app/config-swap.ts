@@ -75,7 +75,7 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     } else {
       before.enforcement.policy?.close();
     }
-    void pool.retire(plan.retired, next.shutdown.deadlineMs);
+    void pool.retire(plan.retired, next.shutdown.deadlineMs).catch((e: unknown) => logger.error('retiring upstream connections failed', { error: (e as Error).message }));
     void tellListeners(listsBefore, plan.made, gen).catch((e: unknown) => logger.error('config reload: telling listeners failed', { error: (e as Error).message }));
     return { result: 'applied', detail: { upstreams: { added: changes.added, removed: changes.removed, changed: changes.changed } } };
   };

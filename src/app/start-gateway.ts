@@ -11,7 +11,7 @@ import { createAuditBodies } from '../audit/audit-body.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { openAuditTrail } from '../audit/audit-trail.ts';
 import type { JsonObject } from '../protocol/message.ts';
-import type { Metrics, ConfigReloadResult } from '../telemetry/metrics.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
@@ -29,7 +29,7 @@ import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
 import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import { startConfigReloader, type ConfigReloader, type ReloadTrigger } from './config-reloader.ts';
+import { startConfigReloader, type ConfigReloader } from './config-reloader.ts';
 import { createConfigSwap } from './config-swap.ts';
 import { buildGeneration, type Generation, type SharedParts } from './gateway-generation.ts';
 import { liveEnforcer, liveGateway } from './live-parts.ts';
@@ -49,8 +49,6 @@ export interface RunningGateway {
   notifier: Notifier;
   /** The config running now (a config reload changes it). */
   currentConfig(): GatewayConfig;
-  /** Reloads the config now, when started with `reload`; resolves to how it ended. */
-  reload(trigger?: ReloadTrigger): Promise<ConfigReloadResult | undefined>;
   /** Stops at once: connections cut, then everything closed. */
   close(): Promise<void>;
   /** Stops gracefully (SIGTERM): see drain() below and config `shutdown`. */
@@ -162,7 +160,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     throw e;
   }
   event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), policy: current.enforcement.policy?.current().version ?? null });
-
   // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
   // above the configured limit so the gateway's check, which says which limit, answers first.
   // Listening comes before the upstreams start: an address that is taken (EADDRINUSE) or
@@ -201,6 +198,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Upstreams start in the background: the gateway serves while they come up.
   // start() never rejects by contract (failures show in status()); a rejection is a bug, logged.
   for (const u of pool.current()) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
+  // After the boot upstreams have started, so that a reload only ever starts the connections it made.
   if (opts.reload !== undefined) {
     const swap = createConfigSwap({ current: live, install: (g) => (current = g), pool, shared, sessions, answerBudget, streamRetryAfterMs: STREAM_RETRY_AFTER_MS });
     reloader = startConfigReloader({
@@ -215,6 +213,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       watch: opts.reload.watch,
     });
   }
+
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
   logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: pool.current().length });
@@ -227,7 +226,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     },
     notifier,
     currentConfig: () => live().config,
-    reload: (trigger = 'SIGHUP') => (reloader === undefined ? Promise.resolve(undefined) : reloader.reload(trigger)),
     ...(admin === undefined ? {} : { adminUrl: admin.url }),
     async close() {
       // Streams first, so that their ends are recorded before the audit trail closes.

@@ -80,9 +80,11 @@ export class UpstreamPool {
     for (const u of [...this.live, ...this.retiring]) if (u.inner instanceof StdioUpstream) u.inner.killNow();
   }
 
-  /** Closes everything (shutdown). */
+  /** Closes everything (shutdown); a retiring connection may be closing already. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.live, ...this.retiring].map((u) => u.close()));
+    await Promise.all(
+      [...this.live, ...this.retiring].map((u) => u.close().catch((e: unknown) => this.deps.logger.warn('upstream did not close cleanly', { upstream: u.name, error: (e as Error).message }))),
+    );
   }
 
   private make(c: UpstreamConfig): TrackedUpstream {
