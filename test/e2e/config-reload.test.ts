@@ -2,7 +2,8 @@
 // ConfigMap volume mounts it (gatehouse.yaml -> ..data/gatehouse.yaml, ..data -> a timestamped
 // directory, updated by swapping the ..data link): SIGHUP after the file is edited in place,
 // and the directory watch after a ..data swap. Upstreams are added, changed and removed with a
-// call in flight that finishes on the old connection; a removed stdio upstream's child exits;
+// call in flight that finishes on the old connection; a changed stdio upstream gets a new
+// child and the old one exits, as does the child of a removed one;
 // list_changed reaches the clients whose visible lists changed (a 2026-07-28 listen stream and
 // a 2025-11-25 session's GET stream) and no other; a config that does not load, and one that
 // changes a restart-only field, keep the running config, with one log line naming the file,
@@ -50,6 +51,8 @@ interface Parts {
   upHeaders?: string;
   withExtra?: boolean;
   withKid?: boolean;
+  /** Another setting of the stdio upstream, so that it is a changed one. */
+  kidEnv?: string;
   tail?: string;
 }
 
@@ -60,7 +63,7 @@ audit: { dir: "${auditDir}" }
 shutdown: { deadline: 20s }
 upstreams:
   - { name: up, url: "${up.url}"${p.upHeaders ? `, headers: { ${p.upHeaders} }` : ''} }
-${p.withExtra ? `  - { name: extra, url: "${extra.url}" }\n` : ''}${p.withKid ? `  - { name: kid, command: node, args: ["${STDIO_SERVER}"], env: { SPAWN_LOG: "${spawnLog}" } }\n` : ''}${p.tail ?? ''}`;
+${p.withExtra ? `  - { name: extra, url: "${extra.url}" }\n` : ''}${p.withKid ? `  - { name: kid, command: node, args: ["${STDIO_SERVER}"], env: { SPAWN_LOG: "${spawnLog}"${p.kidEnv ? `, ${p.kidEnv}` : ''} } }\n` : ''}${p.tail ?? ''}`;
 
 /** A ConfigMap update: a new timestamped directory, then the ..data link swapped to it atomically. */
 function publish(text: string): void {
@@ -171,6 +174,19 @@ describe('gatehouse serve reloads its whole config', () => {
     expect(logged('retired upstream connection still had calls in flight at the deadline; closing it')).toEqual([]);
   });
 
+  it('a changed stdio upstream gets a new child, and the old one exits', async () => {
+    const pids = (): number[] => readFileSync(spawnLog, 'utf8').trim().split('\n').map(Number);
+    const [old] = pids().slice(-1);
+    editInPlace(configText({ withKid: true, withExtra: true, upHeaders: 'x-generation: "2"', kidEnv: 'GENERATION: "2"' }));
+    gateway.child.kill('SIGHUP');
+    await expect.poll(() => logged('config reloaded').length, { timeout: 10_000 }).toBe(3);
+    expect(logged('config reloaded')[2]).toMatchObject({ upstreams: { added: [], removed: [], changed: ['kid'] } });
+    await expect.poll(() => pids().length, { message: 'a new child to start', timeout: 10_000 }).toBe(2);
+    await expect.poll(() => alive(old!), { message: 'the old child to exit', timeout: 10_000 }).toBe(false);
+    expect(alive(pids()[1]!)).toBe(true);
+    await expect.poll(async () => (await modernCall(mcp, ALICE, 'kid__echo', { text: 'again' })).json?.result?.content, { timeout: 10_000 }).toEqual([{ type: 'text', text: 'again' }]);
+  });
+
   it('removing upstreams: the call in flight on one finishes, the stdio child of the other exits', async () => {
     const pid = Number(readFileSync(spawnLog, 'utf8').trim().split('\n').at(-1));
     expect(alive(pid)).toBe(true);
@@ -179,8 +195,8 @@ describe('gatehouse serve reloads its whole config', () => {
     const told = changes(alice).length;
     editInPlace(configText({ upHeaders: 'x-generation: "2"' }));
     gateway.child.kill('SIGHUP');
-    await expect.poll(() => logged('config reloaded').length, { timeout: 10_000 }).toBe(3);
-    expect(logged('config reloaded')[2]).toMatchObject({ upstreams: { added: [], removed: ['extra', 'kid'], changed: [] } });
+    await expect.poll(() => logged('config reloaded').length, { timeout: 10_000 }).toBe(4);
+    expect(logged('config reloaded')[3]).toMatchObject({ upstreams: { added: [], removed: ['extra', 'kid'], changed: [] } });
     const done = await slow;
     expect(done.json.result.content).toEqual([{ type: 'text', text: 'slept 1500ms' }]);
     await expect.poll(() => alive(pid), { message: 'the removed stdio child to exit', timeout: 10_000 }).toBe(false);
@@ -222,7 +238,7 @@ describe('gatehouse serve reloads its whole config', () => {
     expect((await modernCall(mcp, ALICE, 'up__echo', { message: 'same' })).status).toBe(200);
     expect(up.received.slice(before).some((r) => r.headers['x-generation'] === '3')).toBe(false);
     expect(await reloads('refused')).toBe(1);
-    expect(await reloads('applied')).toBe(3);
+    expect(await reloads('applied')).toBe(4);
   });
 
   it('leaves an audit record of every reload', async () => {
@@ -230,7 +246,7 @@ describe('gatehouse serve reloads its whole config', () => {
       .split('\n')
       .filter((l) => l.includes('"config_reload"'))
       .map((l) => JSON.parse(l).detail as Record<string, unknown>);
-    expect(events.map((e) => e.result)).toEqual(['applied', 'applied', 'applied', 'unchanged', 'invalid', 'refused']);
-    expect(events[4]).toMatchObject({ file, path: '/listDeadline' });
+    expect(events.map((e) => e.result)).toEqual(['applied', 'applied', 'applied', 'applied', 'unchanged', 'invalid', 'refused']);
+    expect(events[5]).toMatchObject({ file, path: '/listDeadline' });
   });
 });
