@@ -42,6 +42,8 @@ export interface ConfigReloaderOptions {
 export interface ConfigReloader {
   /** Reloads now (after any reload under way); resolves to how it ended. */
   reload(trigger: ReloadTrigger): Promise<ConfigReloadResult>;
+  /** No more reloads (a drain has begun); SIGHUP is still caught, and only logged, until close(). */
+  stop(): void;
   close(): void;
 }
 
@@ -101,7 +103,11 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
 
   // load() and record() report problems as values; a rejection here is a bug, logged.
   const bug = (e: unknown): void => logger.error('config reload failed unexpectedly', { file, error: (e as Error).message });
-  const onHup = (): void => void reload('SIGHUP').catch(bug);
+  let stopped = false;
+  const onHup = (): void => {
+    if (stopped) logger.info('config reload skipped: the gateway is shutting down', { file, trigger: 'SIGHUP' });
+    else void reload('SIGHUP').catch(bug);
+  };
   process.on('SIGHUP', onHup);
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -129,9 +135,13 @@ export function startConfigReloader(opts: ConfigReloaderOptions): ConfigReloader
   logger.info('config reloads on SIGHUP', { file, watching: watcher !== undefined, ...(watcher ? { directory: dirname(file) } : {}) });
   return {
     reload,
-    close() {
+    stop() {
+      stopped = true;
       clearTimeout(timer);
       watcher?.close();
+    },
+    close() {
+      this.stop();
       process.off('SIGHUP', onHup);
     },
   };

@@ -240,7 +240,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     // and the requests in flight finish before the audit trail is flushed and children stop.
     async drain() {
       const { drainDelayMs, deadlineMs } = live().config.shutdown;
-      reloader?.close();
+      reloader?.stop();
       drainState.begin();
       logger.info('draining: /readyz answers 503, still serving', { drainDelayMs, deadlineMs });
       if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs));
