@@ -169,7 +169,9 @@ export class ResourceSubscriptions {
     ) {
       return err(unknownError({ kind: 'resource', name: asked }));
     }
-    const upstream = catalog.upstream(route.upstream)!;
+    // Gone when a config reload removed its upstream while this was being routed.
+    const upstream = catalog.upstream(route.upstream);
+    if (upstream === undefined) return err(unknownError({ kind: 'resource', name: asked }));
     if (!subscribes(upstream)) return err({ kind: 'invalid_params', message: `Resource subscriptions are not offered for ${asked}` });
     return ok({ upstream, uri: route.uri, exposed: asked, listed: route.exposed, sessionId: call.sessionId });
   }
