@@ -17,7 +17,23 @@ export interface Enforcement {
   enforcer: Enforcer;
   policy: PolicyRuntime | undefined;
   limiter: RateLimiter;
+  /** Reloads the policy files without telling listeners of the swap: a config reload compares
+   * every listener's lists itself, once, after it has swapped everything (config-swap.ts). */
+  reloadPolicyQuietly(reason: string): void;
   close(): Promise<void>;
+}
+
+export interface EnforcementOptions {
+  catalog: Catalog;
+  /** The catalog of each virtual server in service: a policy swap is judged on the lists each listener is served. */
+  servers?: { catalog(name: string): Catalog | undefined };
+  notifier: Notifier;
+  logger: Logger;
+  event?: (event: EventAuditRecord['event'], detail: JsonObject) => void;
+  /** A limiter made before (kept across config reloads, closed by its owner); made here when unset. */
+  limiter?: RateLimiter;
+  /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
+  signal?: boolean;
 }
 
 export function createLimiter(config: GatewayConfig): RateLimiter {
@@ -28,34 +44,27 @@ export function createLimiter(config: GatewayConfig): RateLimiter {
   return createRedisRateLimiter(redis, { prefix: config.rateLimits.prefix });
 }
 
-export function createEnforcement(
-  config: GatewayConfig,
-  deps: {
-    catalog: Catalog;
-    /** Each virtual server's catalog, by server name: a policy swap is judged on the lists each listener is served. */
-    servers?: ReadonlyMap<string, Catalog>;
-    notifier: Notifier;
-    logger: Logger;
-    event?: (event: EventAuditRecord['event'], detail: JsonObject) => void;
-  },
-): Enforcement {
+export function createEnforcement(config: GatewayConfig, deps: EnforcementOptions): Enforcement {
   const { logger, catalog, notifier } = deps;
   const event = deps.event ?? ((): void => undefined);
+  const closeLimiter = (limiter: RateLimiter): Promise<void> => (deps.limiter === undefined ? limiter.close() : Promise.resolve());
   if (!config.policy) {
     logger.warn('no policy configured: every caller may see and call every tool; configure `policy` to enforce rules');
-    const limiter = createLimiter(config);
-    return { enforcer: OPEN_ENFORCER, policy: undefined, limiter, close: () => limiter.close() };
+    const limiter = deps.limiter ?? createLimiter(config);
+    return { enforcer: OPEN_ENFORCER, policy: undefined, limiter, reloadPolicyQuietly: () => undefined, close: () => closeLimiter(limiter) };
   }
   // The policy first: a bad one throws (boot exits 2), and nothing may be left open then —
   // a Redis client made before it would keep `gatehouse serve` from exiting.
-  const policy = startPolicyRuntime({ ...config.policy, logger });
-  const limiter = createLimiter(config);
+  const policy = startPolicyRuntime({ ...config.policy, logger, ...(deps.signal === false ? { signal: false } : {}) });
+  const limiter = deps.limiter ?? createLimiter(config);
+  let quiet = false;
   policy.onReject((issues) => event('policy_rejected', { dir: config.policy!.dir, issues }));
   policy.onSwap((before, after) => {
     event('policy_reloaded', { dir: config.policy!.dir, from: before.version, to: after.version, rules: after.rules.length });
+    if (quiet) return;
     const told: Promise<boolean>[] = [];
     for (const listener of notifier.all()) {
-      const served = listener.server === undefined ? catalog : deps.servers?.get(listener.server);
+      const served = listener.server === undefined ? catalog : deps.servers?.catalog(listener.server);
       if (!listener.principal || !served) continue;
       told.push(changedLists(served, listener.principal, before, after, listener.server).then(
         (kinds) => {
@@ -90,9 +99,17 @@ export function createEnforcement(
     enforcer,
     policy,
     limiter,
+    reloadPolicyQuietly(reason) {
+      quiet = true;
+      try {
+        policy.reload(reason);
+      } finally {
+        quiet = false;
+      }
+    },
     async close() {
       policy.close();
-      await limiter.close();
+      await closeLimiter(limiter);
     },
   };
 }

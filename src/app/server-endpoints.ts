@@ -1,26 +1,32 @@
-// The virtual servers of a config (`servers:`), each assembled as a complete MCP endpoint of
-// its own: a catalog over the shared upstream parts with the server's naming and selection,
-// its own method table, resource subscriptions, observer (the server's name on every span,
-// metric and audit record), sessions bound to it, and the same HTTP layers as the default
-// endpoint. Composition only; what a server is lives in src/servers/.
-import type { ApprovalDeps } from '../approvals/approval-flow.ts';
+// The virtual servers of a running gateway (`servers:`), across config reloads. What a server
+// holds for its clients lives as long as its name is configured and is made once: its catalog
+// over the shared upstream parts, its resource subscriptions, its observer (the server's name on
+// every span, metric and audit record) and its endpoint (sessions bound to it, streams, pending
+// client requests). What one config makes is built with each generation (gateway-generation.ts):
+// the server's upstream connections, naming and selection, method table, policy view, identity
+// and route. A reload takes servers added, changed and removed live: a removed server's routes
+// go with its generation and its streams are ended. Composition only; what a server is lives in
+// src/servers/.
 import type { AuditBodies } from '../audit/audit-body.ts';
 import type { AuditTrail } from '../audit/audit-record.ts';
 import type { Catalog, CatalogStats } from '../catalog/catalog.ts';
+import { sameValue } from '../config/live-changes.ts';
 import type { GatewayConfig } from '../config/types.ts';
+import type { LimitsConfig } from '../config/limits-config.ts';
 import { compose, type Endpoint } from '../http/compose.ts';
+import type { HttpReply, HttpRequest } from '../http/http-io.ts';
 import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
-import { createObserver } from '../http/observer.ts';
+import { createObserver, type Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
+import type { Principal } from '../identity/principal.ts';
 import { metadataPaths, protectedResourceMetadata, type ProtectedResourceMetadata } from '../identity/resource-metadata.ts';
-import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
-import { createGateway } from '../mcp/method-table.ts';
+import type { ContextBudget, Gateway } from '../mcp/method-table.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import { serverEnforcer, type Enforcer } from '../policy/enforcer.ts';
 import type { RouteEntry } from '../servers/server-routes.ts';
 import type { ServerConfig } from '../servers/servers-config.ts';
-import { serverScope } from '../servers/server-view.ts';
+import { serverScope, type ServerScope } from '../servers/server-view.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
@@ -28,68 +34,157 @@ import type { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import type { Notifier } from '../transport/notifier.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import type { SchemaValidator } from '../validation/schema-validator.ts';
+import { liveGateway } from './live-parts.ts';
 
-/** Each server's catalog, drawn from the default catalog's parts; built before enforcement,
- * which judges a policy swap on the lists each listener is served. */
-export function createServerCatalogs(config: GatewayConfig, catalog: Catalog, upstreams: readonly Upstream[]): Map<string, Catalog> {
-  const byName = new Map(upstreams.map((u) => [u.name, u]));
-  const naming = { separator: config.separator, maxNameLength: config.maxNameLength, prefixOf: (u: string) => byName.get(u)?.config.prefix ?? u };
-  return new Map(config.servers.map((s) => [s.name, catalog.forServer(s.upstreams.map((n) => byName.get(n)!), serverScope(s, naming))]));
-}
-
-export interface ServerEndpointDeps {
+export interface VirtualServerDeps {
+  /** The default endpoint's catalog, whose upstream parts every server's catalog draws from. */
+  catalog: Catalog;
+  /** The config at start: what the endpoints read that a reload cannot change (limits come live). */
   config: GatewayConfig;
-  catalogs: ReadonlyMap<string, Catalog>;
-  upstreams: readonly Upstream[];
-  logger: Logger;
+  liveLimits: () => LimitsConfig;
+  /** The enforcer of the generation serving now (live-parts.ts). */
   enforcer: Enforcer;
-  validator: SchemaValidator;
-  metrics: Metrics;
-  tracing: Tracing;
-  audit: AuditTrail;
-  bodies: AuditBodies | undefined;
-  approvals: ApprovalDeps;
-  gates: ReadonlyMap<string, ConcurrencyGate>;
   sessions: LegacySessions;
   notifier: Notifier;
+  logger: Logger;
+  tracing: Tracing;
+  metrics: Metrics;
+  audit: AuditTrail;
+  bodies: AuditBodies | undefined;
+}
+
+/** What one server keeps across reloads. */
+interface ServerHome {
+  catalog: Catalog;
+  subscriptions: ResourceSubscriptions;
+  observer: Observer;
+  endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
+  /** Its part of the generation serving now; after a removal, the last one, for requests still in it. */
+  serving: ServerGeneration | undefined;
+}
+
+/** What one config makes of one server. */
+export interface ServerGeneration {
+  config: ServerConfig;
+  upstreams: readonly Upstream[];
+  scope: ServerScope;
+  catalog: Catalog;
+  gateway: Gateway;
+  contextBudget: ContextBudget;
+  identity: IdentityConfig | undefined;
+  authenticate: Authenticate;
+  route: RouteEntry<Endpoint>;
+  metadata: RouteEntry<ProtectedResourceMetadata> | undefined;
+}
+
+/** What the generation hands in to build the servers' parts. */
+export interface ServerBuild {
+  config: GatewayConfig;
+  upstreams: readonly Upstream[];
   /** The default endpoint's authenticator, for servers when no identity is configured. */
   authenticate: Authenticate;
-  now?: () => number;
+  /** A server's method table over its catalog, upstreams and subscriptions. */
+  gateway(server: ServerConfig, parts: { catalog: Catalog; upstreams: readonly Upstream[]; subscriptions: ResourceSubscriptions }, previous: ServerGeneration | undefined): { gateway: Gateway; contextBudget: ContextBudget };
 }
 
-export interface ServerEndpoints {
-  routes: RouteEntry<Endpoint>[];
-  metadata: RouteEntry<ProtectedResourceMetadata>[];
-}
+export class VirtualServers {
+  /** By server name; a name once configured keeps its home (bounded by the names ever configured). */
+  private readonly homes = new Map<string, ServerHome>();
+  private serving: ReadonlyMap<string, ServerGeneration> = new Map();
 
-export function createServerEndpoints(deps: ServerEndpointDeps): ServerEndpoints {
-  const { config, logger, notifier, sessions } = deps;
-  const byName = new Map(deps.upstreams.map((u) => [u.name, u]));
-  const routes: RouteEntry<Endpoint>[] = [];
-  const metadata: RouteEntry<ProtectedResourceMetadata>[] = [];
-  for (const server of config.servers) {
-    const catalog = deps.catalogs.get(server.name)!;
-    const upstreams = server.upstreams.map((n) => byName.get(n)!);
-    // Only this server's listeners hear of its changes (notifier.ts).
-    catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind, server.name));
-    const enforcer = serverEnforcer(deps.enforcer, server.name);
-    const subscriptions = new ResourceSubscriptions({ catalog, enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
-    sessions.onRemoved((id) => subscriptions.dropSession(id));
-    const gateway = createGateway({
-      config, catalog, upstreams, logger, enforcer, validator: deps.validator, metrics: deps.metrics, approvals: deps.approvals, subscriptions, gates: deps.gates,
-      ...(deps.now ? { now: deps.now } : {}),
-      ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
-    });
-    const observer = createObserver({ tracing: deps.tracing, metrics: deps.metrics, audit: deps.audit, ...(deps.bodies ? { bodies: deps.bodies } : {}), logger, server: server.name });
-    const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer, server: server.name });
-    const identity = config.identity && serverIdentity(config.identity, server);
-    const authenticate = identity ? createAuthenticator(identity) : deps.authenticate;
-    routes.push({ path: server.path, host: server.host, target: compose([observeLayer(observer, logger, server.path), guardLayer(config)], withIdentity(authenticate, endpoint)) });
-    const prm = identity && protectedResourceMetadata(identity, server.path);
-    if (prm) metadata.push({ path: metadataPaths(server.path)[0]!, host: server.host, target: prm.document });
+  constructor(private readonly deps: VirtualServerDeps) {}
+
+  /** Each configured server's part of a generation, built beside the one serving: nothing
+   * changes for a server's clients until `install`. */
+  build(b: ServerBuild, previous: ReadonlyMap<string, ServerGeneration> | undefined): Map<string, ServerGeneration> {
+    const byName = new Map(b.upstreams.map((u) => [u.name, u]));
+    const naming = { separator: b.config.separator, maxNameLength: b.config.maxNameLength, prefixOf: (u: string) => byName.get(u)?.config.prefix ?? u };
+    const out = new Map<string, ServerGeneration>();
+    for (const server of b.config.servers) {
+      const upstreams = server.upstreams.map((n) => byName.get(n)!);
+      const scope = serverScope(server, naming);
+      const home = this.homes.get(server.name) ?? this.makeHome(server.name, upstreams, scope, b.upstreams);
+      const before = previous?.get(server.name);
+      const { gateway, contextBudget } = b.gateway(server, { catalog: home.catalog, upstreams, subscriptions: home.subscriptions }, before);
+      const identity = b.config.identity && serverIdentity(b.config.identity, server);
+      // The same identity at the same URI keeps its authenticator (and the JWKS keys it holds).
+      const kept = identity !== undefined && before?.identity !== undefined && sameValue(before.identity, identity) ? before.authenticate : undefined;
+      const authenticate = kept ?? (identity ? createAuthenticator(identity) : b.authenticate);
+      const target = compose([observeLayer(home.observer, this.deps.logger, server.path), guardLayer(b.config)], withIdentity(authenticate, home.endpoint));
+      const prm = identity && protectedResourceMetadata(identity, server.path);
+      out.set(server.name, {
+        config: server,
+        upstreams,
+        scope,
+        catalog: home.catalog,
+        gateway,
+        contextBudget,
+        identity,
+        authenticate,
+        route: { path: server.path, host: server.host, target },
+        metadata: prm ? { path: metadataPaths(server.path)[0]!, host: server.host, target: prm.document } : undefined,
+      });
+    }
+    return out;
   }
-  return { routes, metadata };
+
+  /** Puts a generation's servers in service, in the same turn as the rest of it (after the
+   * default catalog's reconfigure): each catalog takes its upstreams and scope, and the
+   * streams of the servers no longer configured end. */
+  install(config: GatewayConfig, servers: ReadonlyMap<string, ServerGeneration>): void {
+    for (const [name, s] of servers) {
+      s.catalog.reconfigure(config, s.upstreams, s.scope);
+      this.homes.get(name)!.serving = s;
+    }
+    for (const name of this.serving.keys()) if (!servers.has(name)) this.deps.notifier.closeServer(name);
+    this.serving = servers;
+    this.deps.catalog.serve([...servers.values()].map((s) => s.catalog));
+  }
+
+  /** Each connection the pool makes: every server's subscriptions relay its updates while that
+   * server names it. */
+  watch(u: Upstream): void {
+    for (const home of this.homes.values()) home.subscriptions.watch(u);
+  }
+
+  /** The catalog of a server in service now. */
+  catalog(name: string): Catalog | undefined {
+    return this.serving.get(name)?.catalog;
+  }
+
+  /** The catalogs of the servers in service now. */
+  catalogs(): Catalog[] {
+    return [...this.serving.values()].map((s) => s.catalog);
+  }
+
+  /** The servers in service now (their URLs, the boot log). */
+  configs(): ServerConfig[] {
+    return [...this.serving.values()].map((s) => s.config);
+  }
+
+  /** `all`: every connection of the generation being built; later ones come through `watch`. */
+  private makeHome(name: string, upstreams: readonly Upstream[], scope: ServerScope, all: readonly Upstream[]): ServerHome {
+    const { deps } = this;
+    const catalog = deps.catalog.forServer(upstreams, scope);
+    // Only this server's listeners hear of its changes (notifier.ts).
+    catalog.onChange((kind) => deps.notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind, name));
+    let home: ServerHome | undefined;
+    const subscriptions = new ResourceSubscriptions({
+      catalog,
+      enforcer: serverEnforcer(deps.enforcer, name),
+      upstreams: () => home?.serving?.upstreams ?? [],
+      deliver: (id, n) => deps.notifier.sendToSession(id, n),
+    });
+    for (const u of all) subscriptions.watch(u);
+    deps.sessions.onRemoved((id) => subscriptions.dropSession(id));
+    const observer = createObserver({ tracing: deps.tracing, metrics: deps.metrics, audit: deps.audit, ...(deps.bodies ? { bodies: deps.bodies } : {}), logger: deps.logger, server: name });
+    // Routed only once installed, so `serving` is set whenever a request reaches the endpoint.
+    const gateway = liveGateway(() => home!.serving!.gateway);
+    const endpoint = createMcpEndpoint({ config: deps.config, gateway, sessions: deps.sessions, notifier: deps.notifier, logger: deps.logger, observer, server: name, liveLimits: deps.liveLimits });
+    home = { catalog, subscriptions, observer, endpoint, serving: undefined };
+    this.homes.set(name, home);
+    return home;
+  }
 }
 
 /** The identity of a server's endpoint: its own resource URI (RFC 9728 section 2; MCP

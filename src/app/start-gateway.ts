@@ -3,7 +3,7 @@
 // thing in-process on port 0 (docs/architecture.md house style 5).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { Catalog } from '../catalog/catalog.ts';
 import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from '../http/observer.ts';
@@ -11,33 +11,31 @@ import { createAuditBodies } from '../audit/audit-body.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { openAuditTrail } from '../audit/audit-trail.ts';
 import type { JsonObject } from '../protocol/message.ts';
-import { createMetrics } from '../telemetry/metrics.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
-import { createEnforcement } from './enforcement-wiring.ts';
-import { allCatalogStats, createServerCatalogs, createServerEndpoints } from './server-endpoints.ts';
-import { buildRouteTable } from '../servers/server-routes.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
-import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
-import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
-import { ok } from '../protocol/result.ts';
-import type { GatewayConfig } from '../config/types.ts';
+import type { Authenticate } from '../identity/authenticate.ts';
+import type { ConfigIssue } from '../config/config-error.ts';
+import type { GatewayConfig, UpstreamConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
-import { createGateway } from '../mcp/method-table.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { DrainState } from '../http/drain-state.ts';
-import { buildAdminListener, buildListener } from '../http/listener.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
-import { compose } from '../http/compose.ts';
-import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
 import { Notifier } from '../transport/notifier.ts';
-import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import { AnswerBudget } from '../limits/answer-budget.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
 import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import { startConfigReloader, type ConfigReloader } from './config-reloader.ts';
+import { createConfigSwap } from './config-swap.ts';
+import { buildGeneration, type Generation, type SharedParts } from './gateway-generation.ts';
+import { liveEnforcer, liveGateway } from './live-parts.ts';
+import { createGatewayMetrics } from './metrics-wiring.ts';
+import { UpstreamPool } from './upstream-pool.ts';
+import { VirtualServers } from './server-endpoints.ts';
 
 /** A full stream cap frees up as clients leave: a short wait is worth a try. */
 const STREAM_RETRY_AFTER_MS = 5_000;
@@ -47,10 +45,13 @@ export interface RunningGateway {
   port: number;
   /** Base URL of the admin listener, when `admin` is configured. */
   adminUrl?: string;
-  /** The URL of each virtual server (`servers:`), by name. */
-  servers: Readonly<Record<string, string>>;
-  upstreams: readonly Upstream[];
+  /** The URL of each virtual server in service (`servers:`; a config reload changes them), by name. */
+  readonly servers: Readonly<Record<string, string>>;
+  /** The upstreams serving now (a config reload changes them). */
+  readonly upstreams: readonly Upstream[];
   notifier: Notifier;
+  /** The config running now (a config reload changes it). */
+  currentConfig(): GatewayConfig;
   /** Stops at once: connections cut, then everything closed. */
   close(): Promise<void>;
   /** Stops gracefully (SIGTERM): see drain() below and config `shutdown`. */
@@ -65,8 +66,12 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
 }
 
 /** `budget`: the memory budget of HTTP answers in flight (limits.maxInflightAnswerBytes). */
+export function createUpstream(u: UpstreamConfig, logger: Logger, budget?: AnswerBudget): Upstream {
+  return u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget);
+}
+
 export function createUpstreams(config: GatewayConfig, logger: Logger, budget?: AnswerBudget): Upstream[] {
-  return config.upstreams.map((u) => (u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget)));
+  return config.upstreams.map((u) => createUpstream(u, logger, budget));
 }
 
 export interface GatewayOptions {
@@ -74,6 +79,9 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** The clock of kept results' expiry (tests inject one); Date.now by default. */
   now?: () => number;
+  /** Reload the whole config on SIGHUP and when its file changes (`gatehouse serve`); unset:
+   * only the policy reloads, on its own. `load` reads the file as at boot. */
+  reload?: { load(): { config: GatewayConfig | undefined; issues: readonly ConfigIssue[] }; watch: boolean };
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
@@ -81,109 +89,88 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
   const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
-  const upstreams = createUpstreams(config, logger, answerBudget);
-  const catalog = new Catalog(config, upstreams, logger, cursorSecret);
-  const serverCatalogs = createServerCatalogs(config, catalog, upstreams);
-  const { limits } = config;
-  const gates = new Map(
-    config.upstreams.map((u) => [u.name, new ConcurrencyGate(u.name, { ...u.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })]),
-  );
-  const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
-  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const audit = await openAuditTrail(config.audit, { logger });
   // Notable events go to the trail too; a refused event write is logged, never thrown.
   const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
     void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));
   };
-  let enforcement: ReturnType<typeof createEnforcement>;
-  try {
-    enforcement = createEnforcement(config, { catalog, servers: serverCatalogs, notifier, logger, event });
-  } catch (e) {
-    await audit.close();
-    throw e;
-  }
-  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), ...(config.servers.length > 0 ? { servers: config.servers.map((s) => s.name) } : {}), policy: enforcement.policy?.current().version ?? null });
-  for (const u of upstreams) {
-    u.onEvent((ev) => {
-      if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
-    });
-  }
+  const { limits } = config;
+  const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
+  // The generation serving now; set once the first is built, below.
+  let current: Generation | undefined;
+  const live = (): Generation => current!;
+  let subscriptions: ResourceSubscriptions | undefined;
+  let servers: VirtualServers | undefined;
+  let metrics: Metrics | undefined;
+  const pool = new UpstreamPool({
+    make: (u) => createUpstream(u, logger, answerBudget),
+    logger,
+    onMade: (u) => {
+      u.onEvent((ev) => {
+        if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
+        if (ev.type === 'limit_hit') metrics?.recordLimitHit(ev.limit);
+      });
+      subscriptions?.watch(u);
+      servers?.watch(u);
+    },
+  });
+  const catalog = new Catalog(config, pool.open(config.upstreams), logger, cursorSecret);
+  catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
-  const metrics = createMetrics({
-    processMetrics: config.metrics.processMetrics,
-    pendingApprovals: () => pendingApprovals,
-    isExposedTool: (name) => catalog.exposes('tools', name) || [...serverCatalogs.values()].some((c) => c.exposes('tools', name)),
-    capacity: { catalog: () => (serverCatalogs.size === 0 ? catalog.stats() : allCatalogStats([catalog, ...serverCatalogs.values()])), failingLists: () => catalog.failingLists(), sessions: () => sessions.size(), streams: () => notifier.size(), answerBytes: () => answerBudget.bytes(), upstreamCalls: () => [...gates].map(([upstream, g]) => ({ upstream, ...g.load() })) },
-    upstreamStatus: () => Object.fromEntries(upstreams.map((u) => [u.name, u.status().state === 'up'])),
-    auditStats: () => {
-      const st = audit.stats();
-      const since = st.retainedSince === undefined ? Number.NaN : Date.parse(st.retainedSince);
-      return {
-        lagSeconds: st.lagMs / 1000,
-        droppedTotal: st.dropped,
-        writtenTotal: st.written,
-        syncsTotal: st.syncs,
-        rotationsTotal: st.rotations,
-        filesDeletedTotal: st.filesDeleted,
-        cutTotal: st.cut,
-        retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
-      };
-    },
-    logger,
-  });
-  for (const u of upstreams) {
-    u.onEvent((ev) => {
-      if (ev.type === 'limit_hit') metrics.recordLimitHit(ev.limit);
-    });
-  }
+  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
+  metrics = createGatewayMetrics(config, { catalog, serverCatalogs: () => servers?.catalogs() ?? [], pendingApprovals: () => pendingApprovals, sessions, notifier, answerBudget, audit, logger, live });
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const bodies = config.audit.enabled ? createAuditBodies(config.audit) : undefined;
   const observer = createObserver({ tracing, metrics, audit, ...(bodies ? { bodies } : {}), logger });
-  const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
-  const authenticate: Authenticate = config.identity
-    ? createAuthenticator(config.identity)
-    : async () => ok(ANONYMOUS_PRINCIPAL);
-  if (!config.identity) logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
   const approvalEvent = (name: 'approval_requested' | 'approval_decided', detail: JsonObject): void => {
     // A calling user's MRTR question may never be answered; only webhook and console
     // approvals are held open here.
     if (detail.channel !== 'user') pendingApprovals = Math.max(0, pendingApprovals + (name === 'approval_requested' ? 1 : -1));
     event(name, detail);
   };
+  // The console signs users in with the identity of the generation serving now.
+  const authenticate: Authenticate = (req) => live().authenticate(req);
   const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
   approvals.deps.event = approvalEvent;
-  catalog.onCacheLookup((kind, hit) => metrics.recordCacheLookup(kind, hit));
-  catalog.onDeepItems((count) => {
-    for (let i = 0; i < count; i++) metrics.recordLimitHit('maxJsonDepth');
+  catalog.measure({
+    lookup: (kind, hit) => metrics.recordCacheLookup(kind, hit),
+    evicted: () => metrics.recordLimitHit('catalogCacheBytes'),
+    deepItems: (count) => {
+      for (let i = 0; i < count; i++) metrics.recordLimitHit('maxJsonDepth');
+    },
   });
-  catalog.onCacheEvict(() => metrics.recordLimitHit('catalogCacheBytes'));
   notifier.onStream(({ event: name, detail }) => {
     event(name, detail);
     if (detail.reason === 'lifetime') metrics.recordLimitHit('streamMaxLifetime');
   });
-  const subscriptions = new ResourceSubscriptions({ catalog, enforcer: enforcement.enforcer, upstreams, deliver: (id, n) => notifier.sendToSession(id, n) });
+  subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
-  const validator = new SchemaValidator();
-  const gateway = createGateway({ config, catalog, upstreams, logger, enforcer: enforcement.enforcer, validator, metrics, approvals: approvals.deps, subscriptions, gates, ...(opts.now ? { now: opts.now } : {}) });
-  // The HTTP ring of /mcp, composed once: observe outermost, then the guards, then identity.
-  const endpoint = createMcpEndpoint({ config, gateway, sessions, notifier, logger, observer });
-  const mcp = compose([observeLayer(observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, endpoint));
+  const liveLimits = (): GatewayConfig['limits'] => live().config.limits;
+  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits });
+  servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies });
   const drainState = new DrainState();
-  // Virtual servers: more endpoints, found by path and Host; without them the listener is as before.
-  const servers = config.servers.length === 0 ? undefined : createServerEndpoints({ config, catalogs: serverCatalogs, upstreams, logger, enforcer: enforcement.enforcer, validator, metrics, tracing, audit, bodies, approvals: approvals.deps, gates, sessions, notifier, authenticate, ...(opts.now ? { now: opts.now } : {}) });
-  const routing = servers && { routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...servers.routes]), serverMetadata: buildRouteTable(servers.metadata) };
-  const listener = buildListener({ config, upstreams, mcp, metrics, logger, failingLists: () => catalog.failingLists(), extraRoutes: [approvals.routes], drain: drainState, ...routing });
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, servers, drain: drainState, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
     sessions.close();
-    await enforcement.close();
+    reloader?.close();
+    current?.enforcement.policy?.close();
+    await current?.enforcement.limiter.close();
     await approvals.close();
     await audit.close();
     await tracing.shutdown().catch(() => undefined);
   };
-
+  let reloader: ConfigReloader | undefined;
+  try {
+    current = buildGeneration(config, pool.current(), shared);
+  } catch (e) {
+    await closeParts();
+    throw e;
+  }
+  servers.install(config, current.servers);
+  event('config_loaded', { file: config.file, upstreams: config.upstreams.map((u) => u.name), ...(config.servers.length > 0 ? { servers: config.servers.map((s) => s.name) } : {}), policy: current.enforcement.policy?.current().version ?? null });
   // Node refuses a header block over maxHeaderSize on its own (431, no body); leave room
   // above the configured limit so the gateway's check, which says which limit, answers first.
   // Listening comes before the upstreams start: an address that is taken (EADDRINUSE) or
@@ -191,11 +178,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // so that `serve` exits at once instead of running headless.
   let server: Server;
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = createServer({ maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, listener);
-      s.once('error', reject);
-      s.listen(config.listen.port, config.listen.host, () => resolve(s));
-    });
+    server = await listen(config.listen, { maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, (req, res) => live().listener(req, res));
   } catch (e) {
     await closeParts();
     throw e;
@@ -203,7 +186,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // The admin listener (/metrics, /readyz), when configured: failing to bind it fails the start too.
   let admin: { server: Server; url: string } | undefined;
   try {
-    admin = config.admin === undefined ? undefined : await listenAdmin(config.admin, buildAdminListener({ config, upstreams, mcp, metrics, logger, drain: drainState }, config.admin.host));
+    admin = config.admin === undefined ? undefined : await listenAdmin(config.admin, (req, res) => live().adminListener!(req, res));
   } catch (e) {
     await new Promise<void>((r) => server.close(() => r()));
     await closeParts();
@@ -221,22 +204,44 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const finish = (): Promise<void> =>
     (finished ??= (async () => {
       await closeParts();
-      await Promise.all(upstreams.map((u) => u.close()));
+      await pool.closeAll();
     })());
   // Upstreams start in the background: the gateway serves while they come up.
   // start() never rejects by contract (failures show in status()); a rejection is a bug, logged.
-  for (const u of upstreams) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
+  for (const u of pool.current()) void u.start().catch((e: unknown) => logger.error('upstream start failed', { upstream: u.name, error: (e as Error).message }));
+  // After the boot upstreams have started, so that a reload only ever starts the connections it made.
+  if (opts.reload !== undefined) {
+    const swap = createConfigSwap({ current: live, install: (g) => (current = g), pool, shared, sessions, answerBudget, streamRetryAfterMs: STREAM_RETRY_AFTER_MS });
+    reloader = startConfigReloader({
+      file: config.file,
+      load: opts.reload.load,
+      apply: swap,
+      record: (result, detail) => {
+        metrics.recordConfigReload(result);
+        event('config_reload', detail);
+      },
+      logger,
+      watch: opts.reload.watch,
+    });
+  }
+
   const port = (server.address() as AddressInfo).port;
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
-  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: upstreams.length });
+  logger.info('gatehouse listening', { url: `http://${host}:${port}${config.listen.path}`, upstreams: pool.current().length });
   if (admin !== undefined) logger.info('gatehouse admin listener (/metrics, /readyz, /healthz)', { url: admin.url });
   for (const s of config.servers) logger.info('virtual server', { server: s.name, url: `http://${s.host ?? host}:${port}${s.path}`, upstreams: s.upstreams });
+  const running = servers;
   return {
     url: `http://${host}:${port}${config.listen.path}`,
     port,
-    servers: Object.fromEntries(config.servers.map((s) => [s.name, `http://${host}:${port}${s.path}`])),
-    upstreams,
+    get upstreams() {
+      return pool.current().map((u) => u.inner);
+    },
+    get servers() {
+      return Object.fromEntries(running.configs().map((s) => [s.name, `http://${host}:${port}${s.path}`]));
+    },
     notifier,
+    currentConfig: () => live().config,
     ...(admin === undefined ? {} : { adminUrl: admin.url }),
     async close() {
       // Streams first, so that their ends are recorded before the audit trail closes.
@@ -250,7 +255,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     // then no new connections, listen and GET streams ended (clients reconnect elsewhere),
     // and the requests in flight finish before the audit trail is flushed and children stop.
     async drain() {
-      const { drainDelayMs, deadlineMs } = config.shutdown;
+      const { drainDelayMs, deadlineMs } = live().config.shutdown;
+      reloader?.stop();
       drainState.begin();
       logger.info('draining: /readyz answers 503, still serving', { drainDelayMs, deadlineMs });
       if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs));
@@ -268,18 +274,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       logger.info('drained');
     },
     killChildren() {
-      for (const u of upstreams) if (u instanceof StdioUpstream) u.killNow();
+      pool.killChildren();
     },
   };
 }
 
-/** The admin listener, bound; rejects when the address cannot be had. */
-async function listenAdmin(admin: { host: string; port: number }, listener: ReturnType<typeof buildAdminListener>): Promise<{ server: Server; url: string }> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = createServer(listener);
+function listen(at: { host: string; port: number }, options: ServerOptions, listener: RequestListener): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const s = createServer(options, listener);
     s.once('error', reject);
-    s.listen(admin.port, admin.host, () => resolve(s));
+    s.listen(at.port, at.host, () => resolve(s));
   });
+}
+
+/** The admin listener, bound; rejects when the address cannot be had. */
+async function listenAdmin(admin: { host: string; port: number }, listener: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = await listen(admin, {}, listener);
   const host = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
   return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
 }

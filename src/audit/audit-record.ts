@@ -52,6 +52,10 @@ export interface EventAuditRecord {
     | 'policy_reloaded'
     | 'policy_rejected'
     | 'config_loaded'
+    /** A config reload (SIGHUP, the config file changed): `detail` has file, trigger, result
+     * (applied, unchanged, invalid, refused, failed), the upstreams added, removed and
+     * changed when applied, and the issues or refused fields when not. */
+    | 'config_reload'
     | 'tool_quarantined'
     | 'approval_requested'
     | 'approval_decided'

@@ -77,7 +77,7 @@ describe('Catalog shared by many callers', () => {
     const up = listingUpstream('up', PRIVATE);
     const catalog = catalogOf(up, budget);
     const evicted: CatalogCacheName[] = [];
-    catalog.onCacheEvict((c) => evicted.push(c));
+    catalog.measure({ lookup: () => undefined, evicted: (c) => evicted.push(c), deepItems: () => undefined });
     const keep: ListFilter = { key: 'everything', keep: () => true };
     for (let i = 0; i < 100; i++) {
       const page = await catalog.page('tools', `key:p${i}`, undefined, keep);

@@ -7,23 +7,24 @@ import type { HeaderParam } from '../headers/annotations.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
-import { err, ok, type Result } from '../protocol/result.ts';
+import type { Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { CacheScope, ItemOrigin } from './merge.ts';
+import { pageOf, type ListPage } from './list-page.ts';
+import type { ItemOrigin } from './merge.ts';
 import type { PartCache, Part } from './part-cache.ts';
 import { SharedParts } from './shared-parts.ts';
 import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { buildMergedView, viewKey, type MergedView, type MissingPart } from './merged-view.ts';
 import { ViewCache, type CatalogCacheName } from './view-cache.ts';
-import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
+import { FilteredViews, type ListFilter } from './filtered-views.ts';
 import type { OpenList } from './list-circuit.ts';
 import { partWithin } from './part-within.ts';
 import type { ServerScope } from '../servers/server-view.ts';
 
 export type { MergedView } from './merged-view.ts';
+export type { ListPage } from './list-page.ts';
 export type { ListFilter } from './filtered-views.ts';
 export type { CatalogCacheName } from './view-cache.ts';
 export type { OpenList } from './list-circuit.ts';
@@ -33,13 +34,6 @@ export { describeError } from './part-within.ts';
  * allows re-fetching early on an unexpected unknown name; unbounded, every unknown (or, with
  * policy, denied) name a client sends would cost one list request to every upstream. */
 export const MISS_REFRESH_INTERVAL_MS = 5_000;
-
-export interface ListPage {
-  items: JsonObject[];
-  nextCursor?: string;
-  ttlMs: number;
-  cacheScope: CacheScope;
-}
 
 export interface Resolved {
   upstream: Upstream;
@@ -60,23 +54,25 @@ export interface CatalogStats {
 
 export class Catalog {
   private readonly cache: PartCache;
-  private readonly byName: Map<string, Upstream>;
+  private byName: Map<string, Upstream>;
   // Everything kept per caller is bounded by bytes (limits.catalogCacheBytes): half for private
   // upstream lists (shared-parts.ts), a quarter for the merged views built from them (their own
   // copies and maps), an eighth each for filtered views and the caller -> view pointers. Public
   // parts and the views built only from them are shared by every caller and not charged.
   // Each virtual server's catalog has view budgets of the same size (README, Virtual servers).
-  private readonly views: ViewCache;
+  private views: ViewCache;
   private readonly filters: FilteredViews;
   private readonly shared: SharedParts;
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly lastMissRefresh = new Map<ListKind, number>();
   /** A server's catalog: version of the public view last served per kind (announce). */
   private readonly served = new Map<ListKind, string | undefined>();
+  /** The default catalog: the servers' catalogs it tells of upstream list changes (serve). */
+  private servers: readonly Catalog[] = [];
 
   constructor(
-    private readonly config: GatewayConfig,
-    private readonly upstreams: readonly Upstream[],
+    private config: GatewayConfig,
+    private upstreams: readonly Upstream[],
     private readonly logger: Logger,
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
@@ -85,32 +81,66 @@ export class Catalog {
   ) {
     const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
     this.cache = shared.cache;
-    const budget = config.limits.catalogCacheBytes;
-    const evicted = (cache: CatalogCacheName): void => shared.evicted(cache);
-    this.views = new ViewCache({ maxPrivateBytes: Math.floor(budget / 4), maxPointerBytes: Math.floor(budget / 8), onEvict: evicted });
-    this.filters = new FilteredViews(Math.floor(budget / 8), () => evicted('filtered'));
+    this.views = this.newViews();
+    this.filters = new FilteredViews(Math.floor(config.limits.catalogCacheBytes / 8), () => shared.evicted('filtered'));
     shared.onRetire((generation) => this.views.retire(generation));
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
-    for (const u of upstreams) {
-      u.onEvent((ev) => {
-        if (ev.type !== 'list_changed') return;
-        const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
-        // A server's catalog subscribes after the default one, which has marked the parts stale.
-        if (within) return void this.announce(kinds).catch((e: unknown) => logger.error('cannot tell a server\'s listeners its list changed', { server: within.scope.name, error: (e as Error).message }));
-        for (const k of kinds) this.cache.invalidate(u.name, k);
-        this.changed(kinds[0]!);
-      });
-    }
+    // The default catalog alone listens: it marks the shared parts stale, then asks the servers'.
+    if (!within) for (const u of upstreams) this.watch(u);
   }
 
-  /** A virtual server's catalog over this one's upstream parts (servers/server-view.ts). */
+  private newViews(): ViewCache {
+    const b = this.config.limits.catalogCacheBytes;
+    return new ViewCache({ maxPrivateBytes: Math.floor(b / 4), maxPointerBytes: Math.floor(b / 8), onEvict: (cache) => this.shared.evicted(cache) });
+  }
+
+  private watch(u: Upstream): void {
+    u.onEvent((ev) => {
+      // A connection a config reload replaced may still speak while its last calls finish.
+      if (ev.type !== 'list_changed' || this.byName.get(u.name) !== u) return;
+      const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
+      for (const k of kinds) this.cache.invalidate(u.name, k);
+      this.changed(kinds[0]!);
+      for (const s of this.servers) {
+        if (s.byName.get(u.name) !== u) continue;
+        s.announce(kinds).catch((e: unknown) => this.logger.error("cannot tell a server's listeners its list changed", { server: s.within?.scope.name, error: (e as Error).message }));
+      }
+    });
+  }
+
+  /** A config reload. The default catalog drops the shared lists of every upstream new, gone or
+   * replaced (all when naming changed); a server's takes its upstreams and scope and drops its
+   * views, named and selected the old way. Budgets stay (limits.catalogCacheBytes is restart-only). */
+  reconfigure(config: GatewayConfig, upstreams: readonly Upstream[], scope?: ServerScope): void {
+    const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
+    const before = this.byName;
+    [this.config, this.upstreams, this.byName] = [config, upstreams, new Map(upstreams.map((u) => [u.name, u]))];
+    if (this.within) {
+      if (scope) this.within.scope = scope;
+      this.views = this.newViews();
+      return;
+    }
+    const dropped = new Set<string>();
+    for (const name of new Set([...before.keys(), ...this.byName.keys()])) {
+      const now = this.byName.get(name);
+      if (now !== undefined && now !== before.get(name)) this.watch(now);
+      if (renamed || now !== before.get(name)) dropped.add(name);
+    }
+    this.shared.reconfigure(config, dropped);
+  }
+
+  /** A server's catalog over this one's parts (servers/server-view.ts); told of list changes once served. */
   forServer(upstreams: readonly Upstream[], scope: ServerScope): Catalog {
     return new Catalog(this.config, upstreams, this.logger, this.cursorSecret, this.now, { shared: this.shared, scope });
   }
 
-  /** A server is told of a change only when what it serves changed: its selection may leave
-   * the changed items out. Judged on the public view it last served; a private one (per
-   * caller) cannot be compared for everyone, so its listeners are told. */
+  /** The servers' catalogs in service now (at start and after each config reload). */
+  serve(servers: readonly Catalog[]): void {
+    this.servers = servers;
+  }
+
+  /** A server is told of a change only when what it serves changed (its selection may leave the
+   * items out), judged on the public view it last served; a private one is told always. */
   private async announce(kinds: readonly ListKind[]): Promise<void> {
     const version = (k: ListKind): Promise<string | undefined> => this.current(k, '').then((c) => (c.view.cacheScope === 'public' ? c.view.version : undefined), () => undefined);
     for (const k of kinds) {
@@ -119,9 +149,12 @@ export class Catalog {
     }
   }
 
-  /** Told of every per-upstream list lookup: answered from the cache or not (metrics). */
-  onCacheLookup(listener: (kind: ListKind, hit: boolean) => void): void {
-    this.shared.within.onLookup = listener;
+  /** Metrics: each upstream list lookup (cached or not), each entry evicted to keep a per-caller
+   * budget, each upstream list item left out as nested deeper than limits.maxJsonDepth. */
+  measure(m: { lookup(kind: ListKind, hit: boolean): void; evicted(cache: CatalogCacheName): void; deepItems(count: number): void }): void {
+    this.shared.within.onLookup = m.lookup;
+    this.shared.evicted = m.evicted;
+    this.cache.onDeepItems = m.deepItems;
   }
 
   /** Upstream lists left out of merged lists since they missed the list deadline (/readyz). */
@@ -129,15 +162,6 @@ export class Catalog {
     return this.shared.circuit.list();
   }
 
-  /** Told of every entry dropped to keep a per-caller cache within its byte budget (metrics). */
-  onCacheEvict(listener: (cache: CatalogCacheName) => void): void {
-    this.shared.evicted = listener;
-  }
-
-  /** Told of every upstream list item left out as nested deeper than limits.maxJsonDepth (metrics). */
-  onDeepItems(listener: (count: number) => void): void {
-    this.cache.onDeepItems = listener;
-  }
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);
@@ -194,27 +218,7 @@ export class Catalog {
   async page(kind: ListKind, authContext: string, cursor: unknown, filter?: ListFilter): Promise<Result<ListPage, GatewayError>> {
     const { view, ttlMs } = await this.current(kind, authContext);
     // A filter keeps positions into the shared view; without one the view is the list.
-    const kept = filter ? this.filters.of(view, filter) : undefined;
-    const version = kept ? kept.version : view.version;
-    const total = kept ? kept.indices.length : view.items.length;
-    let offset = 0;
-    if (cursor !== undefined) {
-      if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
-      const pos = decodeCursor(this.cursorSecret, cursor, this.cursorKind(kind));
-      if (!pos.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${pos.error}` });
-      if (pos.value.version !== version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
-      offset = pos.value.offset;
-    }
-    if (offset > total) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
-    const size = this.config.limits.pageSize;
-    const end = offset + size;
-    return ok({
-      items: kept ? itemsAt(view, kept.indices, offset, size) : view.items.slice(offset, end),
-      ttlMs,
-      // A list filtered per caller is that caller's alone: never shareable (MCP 2026-07-28, server/utilities/caching).
-      cacheScope: filter ? 'private' : view.cacheScope,
-      ...(end < total ? { nextCursor: encodeCursor(this.cursorSecret, { kind: this.cursorKind(kind), offset: end, version }) } : {}),
-    });
+    return pageOf(view, filter ? this.filters.of(view, filter) : undefined, { secret: this.cursorSecret, cursorKind: this.cursorKind(kind), pageSize: this.config.limits.pageSize, cursor, ttlMs });
   }
 
   /** A server's cursors name it: one is refused on any other endpoint's lists. */

@@ -72,6 +72,11 @@ export class ListCircuit {
     return this.open.delete(`${upstream}\u0000${kind}`);
   }
 
+  /** Forgets an upstream's open lists: it was removed or replaced by a config reload. */
+  forget(upstream: string): void {
+    for (const [key, s] of this.open) if (s.upstream === upstream) this.open.delete(key);
+  }
+
   /** Every open list, for /readyz. */
   list(): OpenList[] {
     return [...this.open.values()];

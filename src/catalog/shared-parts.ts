@@ -3,6 +3,7 @@
 // (servers/server-view.ts). Each catalog keeps its own merged and filtered views; a view goes
 // when a part it was built from leaves the cache, whichever catalog built it.
 import type { GatewayConfig } from '../config/types.ts';
+import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { ListCircuit } from './list-circuit.ts';
 import { PartCache } from './part-cache.ts';
@@ -35,6 +36,16 @@ export class SharedParts {
       },
     });
     this.within = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
+  }
+
+  /** A config reload: these upstreams' lists and open circuits go (new, gone or replaced
+   * connections, or all when naming changed); the list deadline is the new one. */
+  reconfigure(config: GatewayConfig, dropped: ReadonlySet<string>): void {
+    this.within.deadlineMs = config.listDeadlineMs;
+    for (const name of dropped) {
+      this.circuit.forget(name);
+      for (const kind of Object.keys(LIST_METHODS) as ListKind[]) this.cache.invalidate(name, kind);
+    }
   }
 
   /** Called with the generation of every part that leaves the cache. */

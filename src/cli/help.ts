@@ -35,7 +35,10 @@ Starts the gateway with the config FILE: the MCP endpoint (listen.path, /mcp by 
 load exits 2 with every problem; an address that cannot be listened on, or an audit
 directory another gateway holds, exits 1 at once. SIGTERM or SIGINT drains it (/readyz
 503 at once, still serving for shutdown.drainDelay, then in-flight requests get
-shutdown.deadline); a second signal stops it at once. SIGHUP reloads the policy.
+shutdown.deadline); a second signal stops it at once. SIGHUP, or a change to the
+config file, reloads the config and the policy; a config that does not load, or that
+changes a restart-only field (listen, admin, audit, ...), is refused and the running
+one stays.
 
 options:
   -c, --config FILE   the gateway config (YAML); required

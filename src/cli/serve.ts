@@ -1,9 +1,10 @@
 // `gatehouse serve --config FILE [--host H] [--port N]`: load and validate the config
-// (a bad one exits 2 with every problem listed), start the gateway, drain on SIGTERM/SIGINT,
-// and make sure no stdio child outlives the process.
+// (a bad one exits 2 with every problem listed), start the gateway, reload the config on
+// SIGHUP and when its file changes, drain on SIGTERM/SIGINT, and make sure no stdio child
+// outlives the process.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.ts';
-import { loadConfig } from '../config/load-config.ts';
+import { collectConfigFile, loadConfig } from '../config/load-config.ts';
 import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { startGateway } from '../app/start-gateway.ts';
 
@@ -45,8 +46,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const logger = createLogger({ level: (process.env.GATEHOUSE_LOG_LEVEL as LogLevel | undefined) ?? 'info' });
   let config;
+  const file = values.config;
+  const overrides = { ...(values.host ? { host: values.host } : {}), ...(port !== undefined ? { port } : {}) };
   try {
-    config = loadConfig(values.config, process.env, { ...(values.host ? { host: values.host } : {}), ...(port !== undefined ? { port } : {}) });
+    config = loadConfig(file, process.env, overrides);
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`gatehouse: invalid config\n${e.format()}\n`);
@@ -56,7 +59,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   let gateway;
   try {
-    gateway = await startGateway(config, logger);
+    // A reload reads the file as the boot did: same environment, same command-line overrides.
+    gateway = await startGateway(config, logger, { reload: { load: () => collectConfigFile(file, process.env, overrides), watch: true } });
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`gatehouse: invalid policy\n${e.format()}\n`);
@@ -85,7 +89,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       const force = setTimeout(() => {
         running.killChildren();
         process.exit(1);
-      }, stopping ? FORCE_AFTER_MS : config.shutdown.drainDelayMs + config.shutdown.deadlineMs + FORCE_AFTER_MS);
+      }, stopping ? FORCE_AFTER_MS : running.currentConfig().shutdown.drainDelayMs + running.currentConfig().shutdown.deadlineMs + FORCE_AFTER_MS);
       force.unref();
       if (stopping) {
         logger.info('stopping at once', { signal });

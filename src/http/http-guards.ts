@@ -1,6 +1,7 @@
 // Checks every request passes before any JSON is parsed (MCP 2026-07-28, basic/transports/streamable-http):
 // headers that must come once (400), Origin and Host (403, DNS-rebinding defence), header
 // count and size (431); the body's size (413) is checked as it is read (http-io.ts).
+import { isIP } from 'node:net';
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 
@@ -39,6 +40,9 @@ export interface HostRule {
   /** Whether a Host that is neither loopback nor allowed is refused. Off when nothing was
    * configured for a listener that is not on loopback: its callers use names we cannot know. */
   enforce: boolean;
+  /** Whether a Host that is an IP address passes (the operator routes: a Prometheus scrape or a
+   * kubelet probe reaches a pod by its IP, which no allowedHosts list can know in advance). */
+  ipLiterals?: boolean;
 }
 
 /** The Host rule of a listener bound to `listenHost`: enforced on loopback, or once hosts are listed. */
@@ -49,13 +53,17 @@ export function hostRule(listenHost: string, allowed: readonly string[]): HostRu
 /**
  * A page on attacker.example whose name was re-pointed at 127.0.0.1 (DNS rebinding) is
  * same-origin with the gateway, so its GETs carry no Origin at all; their Host still names
- * the attacker's domain. Loopback names always pass, as do the configured ones.
+ * the attacker's domain. Loopback names always pass, as do the configured ones, and IP
+ * addresses where the rule says so.
  */
 export function checkHost(host: string | undefined, rule: HostRule): Result<void, GatewayError> {
   if (!rule.enforce || rule.allowed.includes('*')) return ok(undefined);
   const value = (host ?? '').trim().toLowerCase();
   const name = hostName(value);
   if (name !== '' && (isLoopbackName(name) || rule.allowed.includes(value) || rule.allowed.includes(name))) return ok(undefined);
+  // A rebinding page is reached by a domain name, and that name is what its requests carry as
+  // Host; a Host that is an address is a client that dialled the address itself.
+  if (rule.ipLiterals === true && isIP(name.startsWith('[') ? name.slice(1, -1) : name) !== 0) return ok(undefined);
   return err({ kind: 'forbidden_host', host: value.slice(0, 200) });
 }
 

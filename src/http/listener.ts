@@ -6,7 +6,9 @@
 // Origin must be allowed (the console checks its own Origin, against its public URL). Exempt:
 // /healthz (it says only "ok") and the RFC 9728 metadata (public, and fetched cross-origin by
 // browser clients). With `admin` configured, /metrics and /readyz move to their own listener
-// (buildAdminListener), which keeps the same checks for its own address.
+// (buildAdminListener), which keeps the same checks for its own address. A Host that is an IP
+// address passes on /metrics and /readyz (on the admin listener, everywhere): a scrape or a
+// probe reaches a pod by its IP, and a rebinding page never carries an address as its Host.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -46,7 +48,7 @@ export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const path = deps.config.listen.path;
   app.use('*', limitBody());
-  app.use('*', rebindingGuard(deps, deps.config.listen.host));
+  app.use('*', rebindingGuard(deps, deps.config.listen.host, (p) => OPERATOR_PATHS.has(p)));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (deps.config.admin === undefined) operatorRoutes(app, deps);
   // RFC 9728 protected resource metadata at both well-known paths (MCP 2026-07-28, basic/authorization; RFC 9728).
@@ -67,7 +69,7 @@ export function buildApp(deps: AppDeps): Hono {
 export function buildAdminApp(deps: AppDeps, adminHost: string): Hono {
   const app = new Hono();
   app.use('*', limitBody());
-  app.use('*', rebindingGuard(deps, adminHost));
+  app.use('*', rebindingGuard(deps, adminHost, () => true));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   operatorRoutes(app, deps);
   app.notFound((c) => c.json({ error: 'not found; this listener serves /healthz, /readyz and /metrics' }, 404));
@@ -102,14 +104,19 @@ function operatorRoutes(app: Hono, deps: AppDeps): void {
   });
 }
 
+/** What an operator's scraper and probes read. */
+const OPERATOR_PATHS: ReadonlySet<string> = new Set(['/metrics', '/readyz']);
+
 /** Host (and, but for the console, Origin) as on /mcp, for a listener bound to `listenHost`.
- * The gateway's own public names (identity `resource`, approvals `publicUrl`) are allowed. */
-function rebindingGuard(deps: AppDeps, listenHost: string): MiddlewareHandler {
+ * The gateway's own public names (identity `resource`, approvals `publicUrl`) are allowed, and
+ * IP addresses on the paths `byAddress` accepts. */
+function rebindingGuard(deps: AppDeps, listenHost: string, byAddress: (path: string) => boolean): MiddlewareHandler {
   const { config } = deps;
   const own = [config.identity?.resource, config.approvals?.publicUrl].flatMap((u) => (u === undefined ? [] : [new URL(u).host.toLowerCase()]));
   for (const s of config.servers) if (s.host !== undefined) own.push(s.host);
   const base = hostRule(listenHost, config.allowedHosts);
   const rule = { ...base, allowed: [...base.allowed, ...own] };
+  const withAddresses = { ...rule, ipLiterals: true };
   const refuse = (error: GatewayError): Response => {
     const mapped = mapError(error);
     deps.metrics?.recordRefusal(error.kind, mapped.status);
@@ -118,7 +125,7 @@ function rebindingGuard(deps: AppDeps, listenHost: string): MiddlewareHandler {
   return async (c, next) => {
     const p = c.req.path;
     if (p === '/healthz' || p.startsWith('/.well-known/')) return next();
-    const host = checkHost(c.req.header('host'), rule);
+    const host = checkHost(c.req.header('host'), byAddress(p) ? withAddresses : rule);
     if (!host.ok) return refuse(host.error);
     if (!p.startsWith('/approvals')) {
       const origin = checkOrigin(c.req.header('origin'), config.allowedOrigins);

@@ -18,11 +18,21 @@ export interface AnswerMeter {
 export class AnswerBudget {
   private held = 0;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(private max: number) {}
+
+  /** The budget now (it may change with a config reload). */
+  get maxBytes(): number {
+    return this.max;
+  }
+
+  /** A new budget (a config reload): bytes already held stay charged. */
+  resize(maxBytes: number): void {
+    this.max = maxBytes;
+  }
 
   /** Reserves `n` bytes, or says no when they do not fit. */
   take(n: number): boolean {
-    if (this.held + n > this.maxBytes) return false;
+    if (this.held + n > this.max) return false;
     this.held += n;
     return true;
   }

@@ -9,9 +9,15 @@ export class Slots {
   private readonly byOwner = new Map<string, number>();
 
   constructor(
-    private readonly max: number,
-    private readonly maxPerOwner: number,
+    private max: number,
+    private maxPerOwner: number,
   ) {}
+
+  /** New caps (a config reload): slots already held stay held; only new ones see the caps. */
+  resize(max: number, maxPerOwner: number): void {
+    this.max = max;
+    this.maxPerOwner = maxPerOwner;
+  }
 
   /** Which cap a new slot for this owner would break, if any; takes nothing. */
   check(owner: string): SlotRefusal | undefined {

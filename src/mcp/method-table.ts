@@ -50,10 +50,18 @@ export interface GatewayDeps {
   gates?: ReadonlyMap<string, ConcurrencyGate>;
   /** A virtual server's own instructions; unset: those of `upstreams`, each under its name. */
   instructions?: string;
+  /** Tool search and result shaping made before (a config reload keeps their indexes and kept
+   * results when their settings did not change); made from the config when unset. */
+  contextBudget?: ContextBudget;
+}
+
+export interface ContextBudget {
+  toolSearch?: ToolSearch;
+  shaper?: ResultShaper;
 }
 
 /** The context-budget features the config turns on (README, Context budget). */
-function contextBudget(deps: GatewayDeps): { toolSearch?: ToolSearch; shaper?: ResultShaper } {
+export function createContextBudget(deps: Omit<GatewayDeps, 'contextBudget'>): ContextBudget {
   const { config } = deps;
   return {
     ...(config.toolSearch.enabled ? { toolSearch: createToolSearch({ settings: config.toolSearch, catalog: deps.catalog, enforcer: deps.enforcer, logger: deps.logger }) } : {}),
@@ -90,7 +98,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return parts.length ? parts.join('\n\n') : undefined;
   };
 
-  const { toolSearch, shaper } = contextBudget(deps);
+  const { toolSearch, shaper } = deps.contextBudget ?? createContextBudget(deps);
 
   const list: Handler = async (call) => {
     const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;

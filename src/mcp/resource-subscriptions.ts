@@ -26,7 +26,8 @@ export const MAX_SUBSCRIPTIONS = 65_536;
 export interface SubscriptionDeps {
   catalog: Catalog;
   enforcer: Enforcer;
-  upstreams: readonly Upstream[];
+  /** The upstreams now (a config reload changes them). */
+  upstreams: () => readonly Upstream[];
   /** Sends a notification to a session's GET stream (dropped when it has none open). */
   deliver(sessionId: string, n: JsonRpcNotification): void;
 }
@@ -48,18 +49,25 @@ export class ResourceSubscriptions {
   private readonly byResource = new Map<string, Map<string, Set<string>>>();
   private readonly perSession = new Map<string, number>();
   private total = 0;
+  private readonly watched = new WeakSet<Upstream>();
 
   constructor(private readonly deps: SubscriptionDeps) {
-    for (const u of deps.upstreams) {
-      u.onEvent((ev) => {
-        if (ev.type === 'resource_updated') this.updated(u.name, ev.uri);
-      });
-    }
+    for (const u of deps.upstreams()) this.watch(u);
+  }
+
+  /** Relays this upstream's updates while it is the one serving its name (watch each new one;
+   * watching one twice is watching it once). */
+  watch(u: Upstream): void {
+    if (this.watched.has(u)) return;
+    this.watched.add(u);
+    u.onEvent((ev) => {
+      if (ev.type === 'resource_updated' && this.deps.upstreams().includes(u)) this.updated(u.name, ev.uri);
+    });
   }
 
   /** Whether any upstream lets clients subscribe (the resources.subscribe capability). */
   offered(): boolean {
-    return this.deps.upstreams.some(subscribes);
+    return this.deps.upstreams().some(subscribes);
   }
 
   readonly subscribe = async (call: Call): Promise<Handled> => {
@@ -116,7 +124,7 @@ export class ResourceSubscriptions {
       entry.delete(sessionId);
       if (entry.size > 0) continue;
       const [name, uri] = key.split('\u0000') as [string, string];
-      const upstream = this.deps.upstreams.find((u) => u.name === name);
+      const upstream = this.deps.upstreams().find((u) => u.name === name);
       // Nobody is left to tell of a failed unsubscribe; the upstream answers errors as values.
       if (upstream) void this.release(upstream, uri).catch(() => undefined);
     }
@@ -165,7 +173,9 @@ export class ResourceSubscriptions {
     ) {
       return err(unknownError({ kind: 'resource', name: asked }));
     }
-    const upstream = catalog.upstream(route.upstream)!;
+    // Gone when a config reload removed its upstream while this was being routed.
+    const upstream = catalog.upstream(route.upstream);
+    if (upstream === undefined) return err(unknownError({ kind: 'resource', name: asked }));
     if (!subscribes(upstream)) return err({ kind: 'invalid_params', message: `Resource subscriptions are not offered for ${asked}` });
     return ok({ upstream, uri: route.uri, exposed: asked, listed: route.exposed, sessionId: call.sessionId });
   }

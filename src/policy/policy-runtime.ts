@@ -19,7 +19,8 @@ export interface PolicyRuntime {
 
 const DEBOUNCE_MS = 150;
 
-export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' | 'deny'; watch: boolean; logger: Logger }): PolicyRuntime {
+/** `signal` false: SIGHUP is someone else's to handle (the config reload calls reload() itself). */
+export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' | 'deny'; watch: boolean; logger: Logger; signal?: boolean }): PolicyRuntime {
   const { dir, defaultEffect, logger } = opts;
   let policy = loadPolicyDir(dir, { defaultEffect });
   const swapListeners: ((a: CompiledPolicy, b: CompiledPolicy) => void)[] = [];
@@ -55,7 +56,7 @@ export function startPolicyRuntime(opts: { dir: string; defaultEffect: 'allow' |
   };
 
   const onHup = (): void => void reload('SIGHUP');
-  process.on('SIGHUP', onHup);
+  if (opts.signal !== false) process.on('SIGHUP', onHup);
   if (opts.watch) {
     try {
       watcher = watch(dir, () => {

@@ -106,6 +106,10 @@ export interface UpstreamSample {
   durationMs: number;
 }
 
+/** How a config reload ended (README, Reloading the configuration). */
+export const CONFIG_RELOAD_RESULTS = ['applied', 'unchanged', 'invalid', 'refused', 'failed'] as const;
+export type ConfigReloadResult = (typeof CONFIG_RELOAD_RESULTS)[number];
+
 export interface Metrics {
   recordRequest(sample: RequestSample): void;
   recordUpstreamCall(sample: UpstreamSample): void;
@@ -116,6 +120,8 @@ export interface Metrics {
   recordRefusal(reason: string, status: number): void;
   /** A request, answer or list item refused (or cut) by one of the configured limits. */
   recordLimitHit(limit: LimitName): void;
+  /** A config reload (SIGHUP or the file changed), by how it ended. */
+  recordConfigReload(result: ConfigReloadResult): void;
   /** The Prometheus text exposition, for `GET /metrics`. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -179,6 +185,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const upstreamChildren = new Map<string, { observe(v: number): void }>();
   // Every limit reads 0 from the start, so a rate() over it needs no first hit.
   for (const limit of LIMIT_NAMES) limitHits.inc({ limit }, 0);
+  const reloads = new Counter({ name: 'gatehouse_config_reloads_total', help: 'Config reloads (SIGHUP or the config file changed), by result: applied, unchanged, invalid, refused (a restart-only field changed), failed.', labelNames: ['result'] as const, registers });
+  for (const result of CONFIG_RELOAD_RESULTS) reloads.inc({ result }, 0);
 
   const report = failureReporter(opts.logger);
   const { upstreamStatus, pendingApprovals, auditStats } = opts;
@@ -267,6 +275,9 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     },
     recordLimitHit(limit) {
       limitHits.inc({ limit });
+    },
+    recordConfigReload(result) {
+      reloads.inc({ result });
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -92,6 +92,11 @@ export class LegacySessions {
     this.sweeper.unref();
   }
 
+  /** New caps (a config reload): sessions already held stay; only new ones see the caps. */
+  resize(caps: SessionCaps): void {
+    this.slots.resize(caps.maxSessions, caps.maxSessionsPerPrincipal);
+  }
+
   /** Seals a new session into its id. Refused when the client's capabilities and clientInfo
    * would not fit an id (MAX_CLIENT_STATE_BYTES). Nothing is kept until the id is used. */
   create(protocolVersion: string, clientCapabilities: JsonObject, clientInfo: JsonObject | undefined, owner: string, server?: string): Result<LegacySession, GatewayError> {

@@ -3,6 +3,7 @@
 // known Mcp-Session-Id is 2025-11-25 (legacy, sessions); any other POST is 2026-07-28
 // (modern, stateless, checked per request). GET and DELETE exist only for legacy sessions.
 // Every refusal here is a value (http/replies.ts `refuse`) that the observe layer records.
+import type { LimitsConfig } from '../config/limits-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
@@ -17,7 +18,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import { ClientRequests } from './client-requests.ts';
 import { createLegacyEndpoint } from './legacy-endpoint.ts';
 import type { LegacySessions } from './legacy-sessions.ts';
-import { KEEP_ALIVE_MS, openLegacyStream } from './listen-streams.ts';
+import { KEEP_ALIVE_MS, openLegacyStream, type StreamLifetime } from './listen-streams.ts';
 import { ReplayBuffers } from './sse-replay.ts';
 import { createModernEndpoint } from './modern-endpoint.ts';
 import type { Notifier } from './notifier.ts';
@@ -31,6 +32,8 @@ export interface EndpointDeps {
   observer: Observer;
   /** The virtual server this endpoint serves; undefined: the default endpoint. */
   server?: string;
+  /** Where each request reads the limits, when a config reload can change them; config.limits otherwise. */
+  liveLimits?: () => LimitsConfig;
 }
 
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */
@@ -39,6 +42,7 @@ const CLOSE_CONNECTION = { connection: 'close' };
 
 export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, principal: Principal) => Promise<HttpReply> {
   const { config, sessions, notifier } = deps;
+  const limits = deps.liveLimits ?? ((): LimitsConfig => config.limits);
   // A session that ends here (DELETE, idle) takes its GET streams with it; one with a GET
   // stream open is in use, so it does not go idle.
   sessions.onRemoved((id) => notifier.closeSession(id));
@@ -48,7 +52,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
   const replay = new ReplayBuffers();
   sessions.onRemoved((id) => replay.dropSession(id));
   const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay });
-  const lifetime = { maxLifetimeMs: config.limits.streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
+  // Read when a stream opens: a reload's streamMaxLifetime applies to the streams opened after it.
+  const lifetime = (): StreamLifetime => ({ maxLifetimeMs: limits().streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) });
   const modern = createModernEndpoint(deps);
 
   async function post(req: HttpRequest, principal: Principal): Promise<HttpReply> {
@@ -57,10 +62,11 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
     if (contentType !== undefined && !JSON_CONTENT_TYPE.test(contentType)) {
       return refuse({ error: { kind: 'unsupported_media_type', contentType: contentType.slice(0, 100) }, era, principal });
     }
-    const body = await req.readBody(config.limits.maxBodyBytes, config.limits.bodyTimeoutMs);
+    const { maxBodyBytes, bodyTimeoutMs, maxJsonDepth } = limits();
+    const body = await req.readBody(maxBodyBytes, bodyTimeoutMs);
     // The rest of an oversized or late body is not worth reading: the connection closes after the 413 or 408.
     if (!body.ok) return refuse({ error: body.error, era, principal }, body.error.kind === 'body_too_large' || body.error.kind === 'body_timeout' ? CLOSE_CONNECTION : undefined);
-    const parsed = parseMessage(body.value, config.limits.maxJsonDepth);
+    const parsed = parseMessage(body.value, maxJsonDepth);
     if (!parsed.ok) return refuse({ error: parsed.error.error, era, principal, ...(parsed.error.id !== undefined ? { rpcId: parsed.error.id } : {}) });
     const msg = parsed.value;
     const headers: HeaderLookup = req.header;
@@ -88,7 +94,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, lifetime);
+      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, lifetime());
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

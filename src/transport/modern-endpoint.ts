@@ -10,7 +10,7 @@ import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from '../protocol/mes
 import { isJsonObject, isNotification, isRequest } from '../protocol/message.ts';
 import { META_LOG_LEVEL } from '../protocol/meta-keys.ts';
 import { ALL_SUPPORTED_VERSIONS, SUPPORTED_MODERN_VERSIONS } from '../protocol/versions.ts';
-import { openListenStream } from './listen-streams.ts';
+import { openListenStream, type StreamLifetime } from './listen-streams.ts';
 import type { EndpointDeps } from './mcp-endpoint.ts';
 import { checkModernRequest } from './modern-checks.ts';
 import { dispatch } from './respond.ts';
@@ -21,7 +21,8 @@ export interface ModernEndpoint {
 
 export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
   const { gateway, notifier, observer, logger } = deps;
-  const lifetime = { maxLifetimeMs: deps.config.limits.streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
+  // Read when a stream opens: a reload's streamMaxLifetime applies to the streams opened after it.
+  const lifetime = (): StreamLifetime => ({ maxLifetimeMs: (deps.liveLimits?.() ?? deps.config.limits).streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) });
   return {
     message(req, msg, headers, principal) {
       if (isNotification(msg)) return emptyReply(202);
@@ -30,7 +31,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, principal, ...(meta ? { meta } : {}) });
       const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
       if (!checked.ok) return refused(checked.error);
-      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime);
+      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime());
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);

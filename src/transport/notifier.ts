@@ -33,7 +33,7 @@ export interface ChangeListener {
 }
 
 /** Why a stream ended, as its audit record says. */
-export type StreamEnd = 'client_gone' | 'lifetime' | 'session_ended' | 'shutdown';
+export type StreamEnd = 'client_gone' | 'lifetime' | 'session_ended' | 'server_removed' | 'shutdown';
 
 export interface StreamEvent {
   event: 'stream_opened' | 'stream_closed';
@@ -63,12 +63,19 @@ export class Notifier {
   private readonly slots: Slots;
   private readonly opened = new WeakMap<ChangeListener, number>();
   private streamListener: ((e: StreamEvent) => void) | undefined;
+  private shuttingDown = false;
 
   constructor(
-    private readonly caps: StreamCaps = UNCAPPED,
+    private caps: StreamCaps = UNCAPPED,
     private readonly now: () => number = Date.now,
   ) {
     this.slots = new Slots(caps.maxStreams, caps.maxStreamsPerPrincipal);
+  }
+
+  /** New caps (a config reload): open streams stay; only new ones see the caps. */
+  resize(caps: StreamCaps): void {
+    this.caps = caps;
+    this.slots.resize(caps.maxStreams, caps.maxStreamsPerPrincipal);
   }
 
   /** Told of every stream that opens or ends (audit, metrics). */
@@ -76,8 +83,11 @@ export class Notifier {
     this.streamListener = listener;
   }
 
-  /** The refusal for one more stream of this principal, if a cap is full. */
+  /** The refusal for one more stream of this principal, if a cap is full or the gateway is
+   * shutting down (a client whose stream just ended comes back for another at once, on the
+   * connection it kept alive: accepted, it would hold the drain until its deadline). */
   admit(principal: Principal | undefined): GatewayError | undefined {
+    if (this.shuttingDown) return { kind: 'over_capacity', limit: 'shutdown', message: 'The gateway is shutting down; open the stream again shortly (another replica takes it)', retryAfterMs: this.caps.retryAfterMs };
     const cap = this.slots.check(ownerOf(principal));
     if (cap === undefined) return undefined;
     return cap === 'total'
@@ -88,7 +98,7 @@ export class Notifier {
   /** Adds a listener, taking a stream slot unless admit() said no (then it is refused here
    * too, and undefined comes back). The returned function removes it, saying why. */
   add(listener: ChangeListener): ((why?: StreamEnd) => void) | undefined {
-    if (this.slots.take(ownerOf(listener.principal)) !== undefined) return undefined;
+    if (this.shuttingDown || this.slots.take(ownerOf(listener.principal)) !== undefined) return undefined;
     this.listeners.add(listener);
     this.opened.set(listener, this.now());
     if (listener.session !== undefined) this.current.set(listener.session, listener);
@@ -120,8 +130,18 @@ export class Notifier {
     }
   }
 
-  /** Ends every stream (shutdown): each listener is removed and its stream closed. */
+  /** Ends the streams of a virtual server a config reload removed: nothing will change on them again. */
+  closeServer(server: string): void {
+    for (const l of [...this.listeners]) {
+      if (l.server !== server) continue;
+      this.delete(l, 'server_removed');
+      l.close?.();
+    }
+  }
+
+  /** Ends every stream (shutdown): each listener is removed and its stream closed, and no new one is taken. */
   closeAll(): void {
+    this.shuttingDown = true;
     for (const l of [...this.listeners]) {
       this.delete(l, 'shutdown');
       l.close?.();

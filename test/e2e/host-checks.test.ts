@@ -4,6 +4,8 @@
 // answer loopback names (and the gateway's own configured names, and allowedHosts) and
 // refuse any other Host with 403, and a foreign Origin as /mcp does. /healthz and the RFC 9728
 // metadata stay open. With `admin`, /metrics and /readyz are served only on that listener.
+// A Host that is an IP address passes on /metrics and /readyz (a Prometheus scrape or a kubelet
+// probe of a pod names its IP; a rebinding page always names its domain), never on /mcp.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
@@ -101,6 +103,16 @@ describe('allowedHosts', () => {
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.text).error).toMatchObject({ message: 'Host not allowed: attacker.example:8080 (see allowedHosts)' });
   });
+
+  it('answers /metrics and /readyz by IP address (a scrape or probe of the pod), but not /mcp', async () => {
+    for (const host of ['10.1.2.3:8080', '10.1.2.3', '[fd00::17]:8080']) {
+      for (const path of ['/metrics', '/readyz']) expect((await send(base, path, { host })).status, `${path} ${host}`).toBe(200);
+    }
+    // A name is still refused there, and an address is still refused on /mcp (allowedHosts is its list).
+    expect((await send(base, '/metrics', { host: '10.1.2.3.attacker.example' })).status).toBe(403);
+    const byIp = await send(base, '/mcp', { ...modernHeaders('tools/list'), host: '10.1.2.3:8080' }, modernBody(3, 'tools/list'));
+    expect(byIp.status).toBe(403);
+  });
 });
 
 describe('an admin listener', () => {
@@ -127,7 +139,9 @@ describe('an admin listener', () => {
     expect((await send(base, '/healthz', { host: `127.0.0.1:${gw.port}` })).status).toBe(200);
   });
 
-  it('keeps the Host check on its own address', async () => {
+  it('keeps the Host check on its own address, and answers a scrape by IP address', async () => {
     expect((await send(gw.adminUrl!, '/readyz', EVIL)).status).toBe(403);
+    expect((await send(gw.adminUrl!, '/metrics', { host: '10.1.2.3:9090' })).status).toBe(200);
+    expect((await send(gw.adminUrl!, '/readyz', { host: '[fd00::17]:9090' })).status).toBe(200);
   });
 });

@@ -138,7 +138,10 @@ describe('stream caps', () => {
     const again = await listen(ALICE, 'a4');
     await again.sse.waitFor(1);
     expect(again.sse.messages[0].method).toBe('notifications/subscriptions/acknowledged');
-    const events = records().filter((r) => r.type === 'event' && r.event.startsWith('stream_'));
+    // The trail is written behind the streams: wait for the fourth opening to be on disk.
+    const streamEvents = () => records().filter((r) => r.type === 'event' && r.event.startsWith('stream_'));
+    await expect.poll(() => streamEvents().filter((e) => e.event === 'stream_opened').length).toBe(4);
+    const events = streamEvents();
     expect(events.filter((e) => e.event === 'stream_opened').map((e) => [e.detail.stream, e.detail.principal.subject])).toEqual([
       ['listen', 'alice'],
       ['listen', 'alice'],

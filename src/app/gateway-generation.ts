@@ -1,0 +1,166 @@
+// One generation of a running gateway: every part made from one config that a reload can
+// replace — the upstream list and concurrency gates, the enforcement (policy), who is calling
+// (identity), the method table with tool search and result shaping, each virtual server's part
+// (server-endpoints.ts), and the HTTP ring of /mcp, of the servers' paths and of the other routes.
+// The parts that outlive a reload (listeners, sessions, streams, the catalogs, the endpoints,
+// the audit trail, metrics, approvals) are made once by start-gateway.ts and shared.
+// A part whose settings did not change is carried over from the previous generation, so that
+// its state (rate counters, JWKS keys, a tool search index, kept results, queued calls) stays.
+import type { RequestListener } from 'node:http';
+import type { ApprovalsRuntime } from './approvals-wiring.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { EventAuditRecord } from '../audit/audit-record.ts';
+import { sameValue } from '../config/live-changes.ts';
+import type { GatewayConfig } from '../config/types.ts';
+import { compose } from '../http/compose.ts';
+import type { DrainState } from '../http/drain-state.ts';
+import type { HttpReply, HttpRequest } from '../http/http-io.ts';
+import { buildAdminListener, buildListener } from '../http/listener.ts';
+import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
+import type { Observer } from '../http/observer.ts';
+import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
+import type { Principal } from '../identity/principal.ts';
+import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
+import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import { createContextBudget, createGateway, type ContextBudget, type Gateway, type GatewayDeps } from '../mcp/method-table.ts';
+import type { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { ok } from '../protocol/result.ts';
+import type { Logger } from '../telemetry/logger.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
+import type { Notifier } from '../transport/notifier.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import type { SchemaValidator } from '../validation/schema-validator.ts';
+import { createEnforcement, type Enforcement } from './enforcement-wiring.ts';
+import type { ServerGeneration, VirtualServers } from './server-endpoints.ts';
+import { serverEnforcer } from '../policy/enforcer.ts';
+import { buildRouteTable } from '../servers/server-routes.ts';
+
+/** What every generation shares (made once at start). */
+export interface SharedParts {
+  logger: Logger;
+  catalog: Catalog;
+  notifier: Notifier;
+  observer: Observer;
+  metrics: Metrics;
+  validator: SchemaValidator;
+  approvals: ApprovalsRuntime;
+  subscriptions: ResourceSubscriptions;
+  /** The /mcp endpoint (sessions, streams, pending client requests live in it). */
+  endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
+  /** The virtual servers' endpoints and catalogs. */
+  servers: VirtualServers;
+  drain: DrainState;
+  event: (name: EventAuditRecord['event'], detail: JsonObject) => void;
+  /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
+  policySignal: boolean;
+  now?: () => number;
+}
+
+export interface Generation {
+  config: GatewayConfig;
+  upstreams: readonly Upstream[];
+  gates: ReadonlyMap<string, ConcurrencyGate>;
+  enforcement: Enforcement;
+  authenticate: Authenticate;
+  gateway: Gateway;
+  contextBudget: ContextBudget;
+  /** Each virtual server's part, by name (empty without `servers:`). */
+  servers: ReadonlyMap<string, ServerGeneration>;
+  /** The main listener's request handler (/mcp and the other routes). */
+  listener: RequestListener;
+  /** The admin listener's, when `admin` is configured. */
+  adminListener: RequestListener | undefined;
+}
+
+const ANONYMOUS: Authenticate = async () => ok(ANONYMOUS_PRINCIPAL);
+
+/** Throws what createEnforcement throws (a policy directory that does not load). */
+export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstream[], shared: SharedParts, previous?: Generation): Generation {
+  const { logger, catalog, notifier, event } = shared;
+  const enforcement =
+    previous !== undefined && sameValue(previous.config.policy, config.policy)
+      ? previous.enforcement
+      : createEnforcement(config, { catalog, servers: shared.servers, notifier, logger, event, signal: shared.policySignal, ...(previous ? { limiter: previous.enforcement.limiter } : {}) });
+  const authenticate = previous !== undefined && sameValue(previous.config.identity, config.identity) ? previous.authenticate : authenticatorFor(config, logger);
+  const gates = gatesFor(config, upstreams, previous);
+  const deps: Omit<GatewayDeps, 'contextBudget'> = {
+    config,
+    catalog,
+    upstreams,
+    logger,
+    enforcer: enforcement.enforcer,
+    validator: shared.validator,
+    metrics: shared.metrics,
+    approvals: shared.approvals.deps,
+    subscriptions: shared.subscriptions,
+    gates,
+    ...(shared.now ? { now: shared.now } : {}),
+  };
+  const contextBudget = contextBudgetFor(deps, previous, enforcement);
+  const gateway = createGateway({ ...deps, contextBudget });
+  // Each server: the same method table over its own catalog, upstreams and policy view.
+  const servers = shared.servers.build(
+    {
+      config,
+      upstreams,
+      authenticate,
+      gateway: (server, parts, before) => {
+        const own = { ...deps, ...parts, enforcer: serverEnforcer(enforcement.enforcer, server.name), ...(server.instructions === undefined ? {} : { instructions: server.instructions }) };
+        const budget = contextBudgetFor(own, previous && before && { config: previous.config, enforcement: previous.enforcement, contextBudget: before.contextBudget }, enforcement);
+        return { gateway: createGateway({ ...own, contextBudget: budget }), contextBudget: budget };
+      },
+    },
+    previous?.servers,
+  );
+  // The HTTP ring of /mcp: observe outermost, then the guards, then identity (docs/architecture.md §4).
+  const mcp = compose([observeLayer(shared.observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, shared.endpoint));
+  // Virtual servers: more endpoints, found by path and Host; without them the listener is as before.
+  const routing = servers.size === 0 ? {} : {
+    routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...[...servers.values()].map((s) => s.route)]),
+    serverMetadata: buildRouteTable([...servers.values()].flatMap((s) => (s.metadata ? [s.metadata] : []))),
+  };
+  const app = { config, upstreams, mcp, metrics: shared.metrics, logger, drain: shared.drain };
+  return {
+    config,
+    upstreams,
+    gates,
+    enforcement,
+    authenticate,
+    gateway,
+    contextBudget,
+    servers,
+    listener: buildListener({ ...app, failingLists: () => catalog.failingLists(), extraRoutes: [shared.approvals.routes], ...routing }),
+    adminListener: config.admin === undefined ? undefined : buildAdminListener(app, config.admin.host),
+  };
+}
+
+function authenticatorFor(config: GatewayConfig, logger: Logger): Authenticate {
+  if (config.identity) return createAuthenticator(config.identity);
+  logger.warn('no identity configured: every caller is anonymous; configure `identity` before exposing the gateway');
+  return ANONYMOUS;
+}
+
+/** A kept upstream keeps its gate (its running and queued calls) while its limits stay the same. */
+function gatesFor(config: GatewayConfig, upstreams: readonly Upstream[], previous: Generation | undefined): Map<string, ConcurrencyGate> {
+  const { limits } = config;
+  const sameLimits = previous !== undefined && previous.config.limits.maxQueuedCalls === limits.maxQueuedCalls && previous.config.limits.queueTimeoutMs === limits.queueTimeoutMs;
+  return new Map(
+    upstreams.map((u) => {
+      const kept = sameLimits && previous.upstreams.includes(u) ? previous.gates.get(u.name) : undefined;
+      return [u.name, kept ?? new ConcurrencyGate(u.name, { ...u.config.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })];
+    }),
+  );
+}
+
+/** Tool search keeps its index while the enforcement and its settings stay; shaping keeps its
+ * kept results while its settings stay. */
+function contextBudgetFor(deps: Omit<GatewayDeps, 'contextBudget'>, previous: Pick<Generation, 'config' | 'enforcement' | 'contextBudget'> | undefined, enforcement: Enforcement): ContextBudget {
+  const { config } = deps;
+  const keepSearch = previous !== undefined && previous.enforcement === enforcement && sameValue(previous.config.toolSearch, config.toolSearch);
+  const keepShaper = previous !== undefined && sameValue(previous.config.resultShaping, config.resultShaping);
+  const made = keepSearch && keepShaper ? {} : createContextBudget(deps);
+  const toolSearch = keepSearch ? previous.contextBudget.toolSearch : made.toolSearch;
+  const shaper = keepShaper ? previous.contextBudget.shaper : made.shaper;
+  return { ...(toolSearch ? { toolSearch } : {}), ...(shaper ? { shaper } : {}) };
+}
