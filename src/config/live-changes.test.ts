@@ -29,6 +29,15 @@ describe('restartOnlyChanges', () => {
     expect(sameConfig(config(BASE), next)).toBe(false);
   });
 
+  it('lets virtual servers be added, changed and removed', () => {
+    const one = config(`${BASE}servers:\n  - { name: team, upstreams: [a] }\n`);
+    const other = config(`${BASE}servers:\n  - { name: team, upstreams: [a, b], path: /team }\n  - { name: late, upstreams: [c] }\n`);
+    expect(restartOnlyChanges(config(BASE), one)).toEqual([]);
+    expect(restartOnlyChanges(one, other)).toEqual([]);
+    expect(restartOnlyChanges(other, config(BASE))).toEqual([]);
+    expect(sameConfig(one, other)).toBe(false);
+  });
+
   it('refuses the two limits sized at start', () => {
     const next = config(`limits: { maxHeaderBytes: 32768, catalogCacheBytes: 1000000 }\n${BASE}`);
     expect(restartOnlyChanges(config(BASE), next).map((c) => c.path)).toEqual(['/limits/maxHeaderBytes', '/limits/catalogCacheBytes']);

@@ -3,8 +3,8 @@
 // RESTART_ONLY holds something made once at start (a bound socket, the audit trail and its
 // lock, the key that seals sessions, stores holding counters or pending approvals, caches
 // sized at start); changing one refuses the whole reload, naming the field, and the running
-// config stays. Everything else is taken live (README, Reloading the configuration). Applying
-// the change is left to app/config-swap.ts.
+// config stays. Everything else is taken live, virtual servers (`servers:`) included (README,
+// Reloading the configuration). Applying the change is left to app/config-swap.ts.
 import type { GatewayConfig, UpstreamConfig } from './types.ts';
 
 export interface RestartOnlyField {

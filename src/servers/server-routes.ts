@@ -1,7 +1,7 @@
 // Which endpoint answers a request: by path, then by Host for servers that name one (pure).
 // A server with `host` answers its path on that host only; one without answers it on every
 // host that has no server of its own there; the default endpoint is such a host-less entry.
-// Built once at boot; a lookup is two map reads.
+// Built with each config (a reload builds another); a lookup is two map reads.
 
 /** The host of a Host header value, lower-cased, without its port (RFC 9110 section 7.2). */
 export function hostOf(header: string | undefined): string {
