@@ -6,6 +6,7 @@
 // to a restart-only field (live-changes.ts) refuses the reload, naming the field. Clients
 // whose visible lists changed are told afterwards (reload-notices.ts).
 import type { Catalog } from '../catalog/catalog.ts';
+import type { JsonObject } from '../protocol/message.ts';
 import { ConfigError, formatIssue } from '../config/config-error.ts';
 import { restartOnlyChanges, sameConfig, upstreamChanges, type RefusedChange } from '../config/live-changes.ts';
 import type { GatewayConfig } from '../config/types.ts';
@@ -80,7 +81,10 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     }
     void pool.retire(plan.retired, next.shutdown.deadlineMs).catch((e: unknown) => logger.error('retiring upstream connections failed', { error: (e as Error).message }));
     void tellListeners(listsBefore, plan.made, gen).catch((e: unknown) => logger.error('config reload: telling listeners failed', { error: (e as Error).message }));
-    return { result: 'applied', detail: { upstreams: { added: changes.added, removed: changes.removed, changed: changes.changed } } };
+    const servers = upstreamChanges(before.config.servers, next.servers);
+    const detail: JsonObject = { upstreams: { added: changes.added, removed: changes.removed, changed: changes.changed } };
+    if (before.config.servers.length + next.servers.length > 0) detail.servers = { added: servers.added, removed: servers.removed, changed: servers.changed };
+    return { result: 'applied', detail };
   };
 
   async function tellListeners(before: ListSnapshot, made: readonly Upstream[], gen: Generation): Promise<void> {

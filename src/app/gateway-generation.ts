@@ -116,10 +116,14 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
   // The HTTP ring of /mcp: observe outermost, then the guards, then identity (docs/architecture.md §4).
   const mcp = compose([observeLayer(shared.observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, shared.endpoint));
   // Virtual servers: more endpoints, found by path and Host; without them the listener is as before.
-  const routing = servers.size === 0 ? {} : {
-    routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...[...servers.values()].map((s) => s.route)]),
-    serverMetadata: buildRouteTable([...servers.values()].flatMap((s) => (s.metadata ? [s.metadata] : []))),
-  };
+  const own = [...servers.values()];
+  const routing =
+    own.length === 0
+      ? {}
+      : {
+          routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...own.map((s) => s.route)]),
+          serverMetadata: buildRouteTable(own.flatMap((s) => (s.metadata ? [s.metadata] : []))),
+        };
   const app = { config, upstreams, mcp, metrics: shared.metrics, logger, drain: shared.drain };
   return {
     config,

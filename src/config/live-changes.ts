@@ -5,7 +5,7 @@
 // sized at start); changing one refuses the whole reload, naming the field, and the running
 // config stays. Everything else is taken live, virtual servers (`servers:`) included (README,
 // Reloading the configuration). Applying the change is left to app/config-swap.ts.
-import type { GatewayConfig, UpstreamConfig } from './types.ts';
+import type { GatewayConfig } from './types.ts';
 
 export interface RestartOnlyField {
   /** JSON pointer into the config as written, e.g. `/listen/port`. */
@@ -48,7 +48,8 @@ export function restartOnlyChanges(before: GatewayConfig, after: GatewayConfig):
   return RESTART_ONLY.filter((f) => !sameValue(valueAt(before, f.path), valueAt(after, f.path))).map((f) => ({ path: f.path, why: f.why }));
 }
 
-export function upstreamChanges(before: readonly UpstreamConfig[], after: readonly UpstreamConfig[]): UpstreamChanges {
+/** By name and settings; for virtual servers (`servers:`) too. */
+export function upstreamChanges(before: readonly { name: string }[], after: readonly { name: string }[]): UpstreamChanges {
   const old = new Map(before.map((u) => [u.name, u]));
   const next = new Set(after.map((u) => u.name));
   const out: UpstreamChanges = { added: [], removed: [], changed: [], kept: [] };

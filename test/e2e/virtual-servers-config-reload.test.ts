@@ -153,6 +153,7 @@ describe('a config reload with virtual servers', () => {
     const servers = '  - { name: team, upstreams: [up], tools: { include: [up__echo, up__slow, up__add] } }\n  - { name: late, upstreams: [up], prefix: none }\n';
     reload({ upHeaders: 'x-generation: "2"', otherUrl: bigger.url, servers });
     await expect.poll(() => logged('config reloaded').length, { timeout: 10_000 }).toBe(3);
+    expect(logged('config reloaded')[2]).toMatchObject({ upstreams: { added: [], removed: [], changed: [] }, servers: { added: ['late'], removed: ['others'], changed: ['team'] } });
     await expect.poll(() => onOthers.ended(), { message: "the removed server's listen stream to end", timeout: 10_000 }).toBe(true);
     await expect.poll(() => logged(TOLD).length, { timeout: 10_000 }).toBe(3);
     // Of the three still open, the team's two streams were told; the default endpoint's view is the same.
