@@ -157,7 +157,7 @@ export class VirtualServers {
     return [...this.serving.values()].map((s) => s.catalog);
   }
 
-  /** The servers in service now (their URLs, the boot log). */
+  /** The servers in service now (RunningGateway.servers). */
   configs(): ServerConfig[] {
     return [...this.serving.values()].map((s) => s.config);
   }
