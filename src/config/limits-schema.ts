@@ -51,7 +51,7 @@ export const LIMITS_CONFIG_SCHEMA = {
     maxQueuedCalls: positiveInt('Most calls waiting for a place at one upstream (see upstreams[].maxConcurrent); past it a call gets 503 at once.', LIMIT_DEFAULTS.maxQueuedCalls),
     queueTimeout: defaultedDurationSchema('Longest a call waits for a place at its upstream before it gets 503.', LIMIT_DEFAULTS.queueTimeout, '10s'),
     maxInflightAnswerBytes: positiveInt(
-      'Memory budget, in bytes, for the HTTP upstream answers being read at once, across every call in flight; an answer that does not fit fails its call with 503.',
+      'Memory budget, in bytes, for the upstream answers being read at once (HTTP bodies and events, stdio lines), across every call in flight; an answer that does not fit fails its call with 503.',
       LIMIT_DEFAULTS.maxInflightAnswerBytes,
     ),
   },
