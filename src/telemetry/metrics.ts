@@ -31,6 +31,8 @@ export const LIMIT_NAMES = [
   'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
   'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime',
   'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
+  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
+  'maxConcurrent',
   // Under `approvals`, not `limits`: the pending-approval caps.
   'maxPending', 'maxPendingPerPrincipal',
 ] as const;
