@@ -21,7 +21,7 @@ import { buildMergedView, viewKey, type MergedView, type MissingPart } from './m
 import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
 import { ListCircuit, type OpenList } from './list-circuit.ts';
-import { partWithin, type PartWithinDeps } from './part-within.ts';
+import { isUnsupportedList, partWithin, type PartWithinDeps } from './part-within.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListFilter } from './filtered-views.ts';
@@ -90,12 +90,13 @@ export class Catalog {
         if (wasEvicted) evicted('lists');
         this.views.retire(part.generation);
       },
-      onFetch: (upstream, kind, answered) => {
-        if (!answered) return this.circuit.failed(upstream, kind);
+      onFetch: (upstream, kind, error) => {
+        // An upstream without this list (-32601) answers all the same: it contributes nothing.
+        if (error !== undefined && !isUnsupportedList(error)) return this.circuit.failed(upstream, kind);
         if (this.circuit.answered(upstream, kind)) logger.info('upstream answers lists again', { upstream, kind });
       },
     });
-    this.parts = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
+    this.parts = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, afterErrors: config.listRetry.afterErrors, logger };
     this.filters = new FilteredViews(Math.floor(budget / 8), () => evicted('filtered'));
     this.byName = new Map(upstreams.map((u) => [u.name, u]));
     for (const u of upstreams) this.watch(u);
@@ -136,7 +137,7 @@ export class Catalog {
     this.parts.onLookup = listener;
   }
 
-  /** Upstream lists left out of merged lists since they missed the list deadline (/readyz). */
+  /** Upstream lists left out of merged lists since they missed the list deadline or kept failing (/readyz). */
   failingLists(): OpenList[] {
     return this.circuit.list();
   }

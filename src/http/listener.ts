@@ -31,7 +31,7 @@ export interface AppDeps {
   logger: Logger;
   metrics?: Metrics;
   /** Upstream lists left out of merged lists until they answer again (the catalog's list circuit). */
-  failingLists?: () => readonly { upstream: string; kind: string; since: number; failures: number; retryAt: number }[];
+  failingLists?: () => readonly { upstream: string; kind: string; since: number; failures: number; retryAt: number; cause: string }[];
   /** Sub-apps with their own authentication (the approvals console and callbacks). */
   extraRoutes?: readonly Hono[];
   /** Requests in flight and whether the gateway is draining (drain-state.ts). */
@@ -80,7 +80,7 @@ function operatorRoutes(app: Hono, deps: AppDeps): void {
   app.get('/readyz', (c) => {
     const failing = deps.failingLists?.() ?? [];
     const upstreams = deps.upstreams.map((u) => {
-      const lists = failing.filter((f) => f.upstream === u.name).map((f) => ({ kind: f.kind, since: new Date(f.since).toISOString(), failures: f.failures, retryAt: new Date(f.retryAt).toISOString() }));
+      const lists = failing.filter((f) => f.upstream === u.name).map((f) => ({ kind: f.kind, cause: f.cause, since: new Date(f.since).toISOString(), failures: f.failures, retryAt: new Date(f.retryAt).toISOString() }));
       return lists.length ? { ...u.status(), failingLists: lists } : u.status();
     });
     // Draining: still serving, but no longer to be sent new traffic.
