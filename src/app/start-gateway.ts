@@ -135,6 +135,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   notifier.onStream(({ event: name, detail }) => {
     event(name, detail);
     if (detail.reason === 'lifetime') metrics.recordLimitHit('streamMaxLifetime');
+    else if (detail.reason === 'idle') metrics.recordLimitHit('streamIdleTimeout');
   });
   subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));

@@ -44,6 +44,11 @@ export const LIMITS_CONFIG_SCHEMA = {
       LIMIT_DEFAULTS.streamMaxLifetime,
       '1h',
     ),
+    streamIdleTimeout: defaultedDurationSchema(
+      'Longest a notification stream stays open with no message sent on it (keep-alive comments do not count); then it ends as at streamMaxLifetime.',
+      LIMIT_DEFAULTS.streamIdleTimeout,
+      '10m',
+    ),
     maxConcurrentPerPrincipal: positiveInt(
       'Most calls one principal runs at once against one upstream (upstreams[].maxConcurrentPerPrincipal overrides it per upstream); more wait in the queue, up to as many again.',
       LIMIT_DEFAULTS.maxConcurrentPerPrincipal,
@@ -82,6 +87,7 @@ export interface RawLimitsConfig {
   maxStreams?: number;
   maxStreamsPerPrincipal?: number;
   streamMaxLifetime?: RawDuration;
+  streamIdleTimeout?: RawDuration;
   maxConcurrentPerPrincipal?: number;
   maxQueuedCalls?: number;
   queueTimeout?: RawDuration;

@@ -90,7 +90,10 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: limits().streamMaxLifetimeMs, now: Date.now });
+      if (req.method === 'GET') {
+        const l = limits();
+        return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now });
+      }
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

@@ -29,7 +29,10 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, principal, ...(meta ? { meta } : {}) });
       const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
       if (!checked.ok) return refused(checked.error);
-      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, { maxLifetimeMs: (deps.liveLimits?.() ?? deps.config.limits).streamMaxLifetimeMs, now: Date.now });
+      if (msg.method === 'subscriptions/listen') {
+        const l = deps.liveLimits?.() ?? deps.config.limits;
+        return openListenStream(msg, notifier, principal, { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now });
+      }
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);
