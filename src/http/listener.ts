@@ -9,10 +9,13 @@
 // (buildAdminListener), which keeps the same checks for its own address. A Host that is an IP
 // address passes on /metrics and /readyz (on the admin listener, everywhere): a scrape or a
 // probe reaches a pod by its IP, and a rebinding page never carries an address as its Host.
+// Both listeners have a body size limit (body-limit.ts) and a body-read deadline
+// (body-deadline.ts) of their own.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { limitBody } from './body-limit.ts';
+import { watchBodyDeadline, type BodyDeadline } from './body-deadline.ts';
 import type { DrainState } from './drain-state.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './http-io.ts';
@@ -65,7 +68,24 @@ export function buildAdminApp(deps: AppDeps, adminHost: string): Hono {
 }
 
 export function buildAdminListener(deps: AppDeps, adminHost: string): RequestListener {
-  return getRequestListener(buildAdminApp(deps, adminHost).fetch);
+  const app = getRequestListener(buildAdminApp(deps, adminHost).fetch);
+  const deadline = bodyDeadline(deps);
+  return (req, res) => {
+    watchBodyDeadline(req, res, deadline);
+    return app(req, res);
+  };
+}
+
+/** limits.bodyTimeout for the Hono routes, counted and logged like /mcp's (body-deadline.ts). */
+function bodyDeadline(deps: AppDeps): BodyDeadline {
+  return {
+    timeoutMs: deps.config.limits.bodyTimeoutMs,
+    onExpired: (req) => {
+      deps.metrics?.recordLimitHit('bodyTimeout');
+      deps.metrics?.recordRefusal('body_timeout', 408);
+      deps.logger.warn('request body not received in time', { path: pathOf(req.url ?? '/').slice(0, 200), limit: 'bodyTimeout', timeoutMs: deps.config.limits.bodyTimeoutMs });
+    },
+  };
 }
 
 /** /metrics and /readyz: what an operator reads, and what an outsider must not. */
@@ -138,6 +158,7 @@ function pathOf(url: string): string {
 export function buildListener(deps: AppDeps): RequestListener {
   const path = deps.config.listen.path;
   const rest = getRequestListener(buildApp(deps).fetch);
+  const deadline = bodyDeadline(deps);
   const failed = (res: ServerResponse, e: unknown): void => {
     deps.logger.error('request failed', { error: (e as Error).message });
     if (res.headersSent) res.destroy();
@@ -150,6 +171,7 @@ export function buildListener(deps: AppDeps): RequestListener {
       if (drain.draining) res.setHeader('connection', 'close');
     }
     if (pathOf(req.url ?? '/') !== path) {
+      watchBodyDeadline(req, res, deadline);
       void rest(req, res).catch((e: unknown) => failed(res, e));
       return;
     }
