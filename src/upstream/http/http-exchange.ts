@@ -89,6 +89,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: IncomingHttpHeaders = {};
   private chunks: Buffer[] = [];
+  /** A JSON body of more than one chunk, decoded as it arrives (see onResponseData). */
+  private texts: string[] | undefined;
   private size = 0;
   private sse: SseParser | undefined;
   private decoder: TextDecoder | undefined;
@@ -148,9 +150,19 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
         if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
-        this.chunks.push(chunk);
         this.size += chunk.length;
-        if (this.size > this.maxAnswer) this.tooLarge(this.maxAnswer);
+        if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
+        // The usual body is one chunk, decoded once at the end. A longer JSON body is decoded
+        // chunk by chunk instead: its buffers can go as soon as they are read, where keeping
+        // them for one Buffer.concat would hold the body three times (chunks, the joined
+        // buffer, its text) at the end rather than twice (the pieces and their join).
+        if (this.reading === 'json' && (this.texts !== undefined || this.chunks.length === 1)) {
+          this.decoder ??= new TextDecoder();
+          this.texts ??= [this.decoder.decode(this.chunks.pop()!, { stream: true })];
+          this.texts.push(this.decoder.decode(chunk, { stream: true }));
+          return;
+        }
+        this.chunks.push(chunk);
         return;
       default:
         return;
@@ -226,8 +238,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private settleBody(): void {
-    const text = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
+    const texts = this.texts;
+    const text = texts !== undefined ? (texts.push(this.decoder!.decode()), texts.join('')) : (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
     this.chunks = [];
+    this.texts = undefined;
     const m = parseWireMessage(text);
     const { status, headers } = this;
     if (this.reading === 'error') {
@@ -246,6 +260,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** The answer will not fit: stop reading and close the connection (the rest is never read). */
   private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
     this.chunks = [];
+    this.texts = undefined;
     this.sse = undefined;
     this.reading = 'drain';
     this.stop({ kind, limit }, new Error(`upstream answer over ${limit}`));
