@@ -72,7 +72,10 @@ export function buildAdminListener(deps: AppDeps, adminHost: string): RequestLis
   const deadline = bodyDeadline(deps);
   return (req, res) => {
     watchBodyDeadline(req, res, deadline);
-    return app(req, res);
+    app(req, res).catch((e: unknown) => {
+      deps.logger.error('request failed', { error: (e as Error).message });
+      res.destroy();
+    });
   };
 }
 
