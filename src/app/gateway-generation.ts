@@ -83,7 +83,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
       ? previous.enforcement
       : createEnforcement(config, { catalog, servers: shared.servers, notifier, logger, event, signal: shared.policySignal, ...(previous ? { limiter: previous.enforcement.limiter } : {}) });
   const authenticate = previous !== undefined && sameValue(previous.config.identity, config.identity) ? previous.authenticate : authenticatorFor(config, logger);
-  const gates = gatesFor(config, upstreams, previous);
+  const gates = gatesFor(config, upstreams, previous, () => shared.metrics.recordLimitHit('maxConcurrent'));
   const deps: Omit<GatewayDeps, 'contextBudget'> = {
     config,
     catalog,
@@ -145,14 +145,15 @@ function authenticatorFor(config: GatewayConfig, logger: Logger): Authenticate {
   return ANONYMOUS;
 }
 
-/** A kept upstream keeps its gate (its running and queued calls) while its limits stay the same. */
-function gatesFor(config: GatewayConfig, upstreams: readonly Upstream[], previous: Generation | undefined): Map<string, ConcurrencyGate> {
+/** A kept upstream keeps its gate (its running and queued calls) while its limits stay the
+ * same. `onFull`: a call waits because its upstream runs maxConcurrent calls (limit hits). */
+function gatesFor(config: GatewayConfig, upstreams: readonly Upstream[], previous: Generation | undefined, onFull: () => void): Map<string, ConcurrencyGate> {
   const { limits } = config;
   const sameLimits = previous !== undefined && previous.config.limits.maxQueuedCalls === limits.maxQueuedCalls && previous.config.limits.queueTimeoutMs === limits.queueTimeoutMs;
   return new Map(
     upstreams.map((u) => {
       const kept = sameLimits && previous.upstreams.includes(u) ? previous.gates.get(u.name) : undefined;
-      return [u.name, kept ?? new ConcurrencyGate(u.name, { ...u.config.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs })];
+      return [u.name, kept ?? new ConcurrencyGate(u.name, { ...u.config.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs }, onFull)];
     }),
   );
 }

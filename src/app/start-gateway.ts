@@ -65,9 +65,9 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
   return /^[0-9a-fA-F]{64}$/.test(secret) ? Buffer.from(secret, 'hex') : Buffer.from(secret, 'base64');
 }
 
-/** `budget`: the memory budget of HTTP answers in flight (limits.maxInflightAnswerBytes). */
+/** `budget`: the memory budget of the answers in flight, HTTP and stdio (limits.maxInflightAnswerBytes). */
 export function createUpstream(u: UpstreamConfig, logger: Logger, budget?: AnswerBudget): Upstream {
-  return u.kind === 'stdio' ? new StdioUpstream(u, logger) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget);
+  return u.kind === 'stdio' ? new StdioUpstream(u, logger, Date.now, budget) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget);
 }
 
 export function createUpstreams(config: GatewayConfig, logger: Logger, budget?: AnswerBudget): Upstream[] {
@@ -143,6 +143,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   notifier.onStream(({ event: name, detail }) => {
     event(name, detail);
     if (detail.reason === 'lifetime') metrics.recordLimitHit('streamMaxLifetime');
+    else if (detail.reason === 'idle') metrics.recordLimitHit('streamIdleTimeout');
   });
   subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));

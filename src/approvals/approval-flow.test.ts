@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
 import type { Call } from '../protocol/call.ts';
+import { testCall } from '../../test/fixtures/calls.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { ok } from '../protocol/result.ts';
 import type { Decision } from '../policy/decision.ts';
@@ -14,20 +15,12 @@ import type { ApprovalChannel } from './channels/registry.ts';
 const target: FlowTarget = { method: 'tools/call', upstream: 'up', name: 'up__deploy', upstreamName: 'deploy', arguments: { env: 'prod' }, ruleId: 'deploys' };
 
 function call(extra: Partial<Call> = {}): Call {
-  return {
-    era: 'modern',
-    id: 1,
-    method: 'tools/call',
+  return testCall({
     params: { name: 'up__deploy', arguments: { env: 'prod' } },
-    protocolVersion: '2026-07-28',
-    clientCapabilities: {},
     principal: { ...ANONYMOUS_PRINCIPAL, subject: 'alice', method: 'api_key', authContext: 'k:alice' },
     authContext: 'k:alice',
-    headers: () => undefined,
-    signal: new AbortController().signal,
-    notify: () => undefined,
     ...extra,
-  };
+  });
 }
 
 const decision = (approver: string, fallback?: string): Decision => ({ effect: 'approve', ruleId: 'deploys', reason: 'needs approval', approval: { approver, ...(fallback ? { fallback } : {}) } }) as Decision;

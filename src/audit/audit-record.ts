@@ -37,6 +37,8 @@ export interface RequestAuditRecord {
   shaping?: { bytes: number; sentBytes: number; cutBytes?: number; kept?: string[]; linked?: number; refused?: true; overBudget?: true; redacted?: number };
   outcome: AuditOutcome;
   errorCode?: number;
+  /** The configured limit that refused the request (`maxQueuedCalls`, `bodyTimeout`, ...), by its key. */
+  limit?: string;
   /** Milliseconds spent waiting for the upstream, and in total. */
   upstreamMs?: number;
   durationMs: number;

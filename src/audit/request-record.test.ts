@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Call } from '../protocol/call.ts';
+import { testCall } from '../../test/fixtures/calls.ts';
 import { err, ok } from '../protocol/result.ts';
 import type { JsonValue } from '../protocol/message.ts';
 import { createAuditBodies } from './audit-body.ts';
@@ -10,20 +11,13 @@ import { buildRequestRecord } from './request-record.ts';
 const bodies = createAuditBodies({ record: { arguments: 'digest', results: 'digest' }, redact: { keys: [], paths: [], patterns: [] }, rules: [] });
 
 function call(overrides: Partial<Call> = {}): Call {
-  return {
-    era: 'modern',
+  return testCall({
     id: 7,
-    method: 'tools/call',
     params: { name: 'up__query', arguments: { q: 'x' } },
-    protocolVersion: '2026-07-28',
-    clientCapabilities: {},
     principal: { subject: 'ops-bot', groups: ['ops'], scopes: [], claims: {}, method: 'api_key', authContext: 'k1' },
     authContext: 'k1',
-    headers: () => undefined,
-    signal: new AbortController().signal,
-    notify: () => undefined,
     ...overrides,
-  };
+  });
 }
 
 const timing = { requestId: 'r1', time: '2026-01-01T00:00:00.000Z', outcome: 'ok' as const, durationMs: 1.5 };

@@ -13,6 +13,8 @@ export interface RecordTiming {
   traceId?: string;
   outcome: AuditOutcome;
   errorCode?: number;
+  /** The configured limit (its key) that refused the request, when one did. */
+  limit?: string;
   durationMs: number;
   responseBytes?: number;
   /** The virtual server the request came to; undefined: the default endpoint. */
@@ -49,6 +51,7 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
     durationMs: t.durationMs,
     era: call.era,
     errorCode: t.errorCode,
+    limit: t.limit,
     method,
     name,
     outcome: t.outcome,

@@ -157,7 +157,7 @@ export class Catalog {
     this.cache.onDeepItems = m.deepItems;
   }
 
-  /** Upstream lists left out of merged lists since they missed the list deadline (/readyz). */
+  /** Upstream lists left out of merged lists since they missed the list deadline or kept failing (/readyz). */
   failingLists(): OpenList[] {
     return this.shared.circuit.list();
   }

@@ -3,7 +3,7 @@ import { ListCircuit } from './list-circuit.ts';
 
 function circuit() {
   let t = 1_000;
-  const c = new ListCircuit({ initialDelayMs: 100, maxDelayMs: 350 }, () => t);
+  const c = new ListCircuit({ initialDelayMs: 100, maxDelayMs: 350, afterErrors: 3 }, () => t);
   return { c, advance: (ms: number) => void (t += ms) };
 }
 
@@ -15,7 +15,7 @@ describe('ListCircuit', () => {
     advance(500);
     // Past its delay, but the first fetch has not ended: no second one starts.
     expect(c.claimRetry('up', 'tools')).toBe(false);
-    expect(c.list()).toEqual([{ upstream: 'up', kind: 'tools', since: 1_000, failures: 1, retryAt: 1_100, trying: true }]);
+    expect(c.list()).toEqual([{ upstream: 'up', kind: 'tools', since: 1_000, failures: 1, retryAt: 1_100, trying: true, cause: 'deadline' }]);
   });
 
   it('doubles the delay per failed try up to the bound, and lets one retry start at a time', () => {
@@ -47,5 +47,27 @@ describe('ListCircuit', () => {
     expect(c.answered('up', 'tools')).toBe(true);
     expect(c.answered('up', 'tools')).toBe(false);
     expect(c.list()).toEqual([]);
+  });
+
+  it('opens after afterErrors quick failures in a row, with no fetch under way, and an answer between them starts the count again', () => {
+    const { c, advance } = circuit();
+    c.failed('up', 'tools');
+    c.failed('up', 'tools');
+    c.answered('up', 'tools');
+    c.failed('up', 'tools');
+    c.failed('up', 'tools');
+    expect(c.state('up', 'tools')).toBeUndefined();
+    advance(10);
+    c.failed('up', 'tools');
+    expect(c.list()).toEqual([{ upstream: 'up', kind: 'tools', since: 1_010, failures: 3, retryAt: 1_110, trying: false, cause: 'errors' }]);
+    // Its first retry waits initialDelay; a failed retry doubles the delay as for a missed deadline.
+    expect(c.claimRetry('up', 'tools')).toBe(false);
+    advance(100);
+    expect(c.claimRetry('up', 'tools')).toBe(true);
+    c.failed('up', 'tools');
+    expect(c.state('up', 'tools')).toMatchObject({ failures: 4, retryAt: 1_110 + 350, trying: false });
+    // Another list of the same upstream keeps its own count.
+    expect(c.state('up', 'prompts')).toBeUndefined();
+    expect(c.answered('up', 'tools')).toBe(true);
   });
 });

@@ -2,14 +2,23 @@
 // tools/list costs one wait of listDeadline, not one per list request and per new caller.
 // A list that missed the deadline is "open": the catalog answers without it (or with its last
 // good copy) at once, and tries it again in the background after a delay that doubles with each
-// further miss, up to a bound; the first answer closes it. Pure state over an injected clock.
+// further miss, up to a bound; the first answer closes it. A list that fails quickly (an error
+// status, a refused connection, a child that is not running) opens the same way once it has
+// failed `afterErrors` times in a row (listRetry.afterErrors): each failure costs no wait, but
+// without the circuit every list request and every new caller's first call would ask it again.
+// Pure state over an injected clock.
 //
 // Left to others: starting the retry fetch, logging, and /readyz (the catalog reports open()).
 
 export interface ListRetry {
   initialDelayMs: number;
   maxDelayMs: number;
+  /** Quick failures in a row that open a list, as one missed deadline does. */
+  afterErrors: number;
 }
+
+/** Why a list is open: it missed listDeadline, or it failed afterErrors times in a row. */
+export type OpenCause = 'deadline' | 'errors';
 
 export interface OpenList {
   upstream: string;
@@ -22,10 +31,13 @@ export interface OpenList {
   retryAt: number;
   /** A fetch is under way (the one that missed the deadline, or a retry): no other starts. */
   trying: boolean;
+  cause: OpenCause;
 }
 
 export class ListCircuit {
   private readonly open = new Map<string, OpenList>();
+  /** Quick failures in a row of lists that are not open; bounded by the upstreams and list kinds. */
+  private readonly errors = new Map<string, number>();
 
   constructor(
     private readonly retry: ListRetry,
@@ -52,24 +64,39 @@ export class ListCircuit {
     const s = this.open.get(key);
     if (s) return s;
     const t = this.now();
-    const opened: OpenList = { upstream, kind, since: t, failures: 1, retryAt: t + this.retry.initialDelayMs, trying: true };
+    const opened: OpenList = { upstream, kind, since: t, failures: 1, retryAt: t + this.retry.initialDelayMs, trying: true, cause: 'deadline' };
+    this.errors.delete(key);
     this.open.set(key, opened);
     return opened;
   }
 
-  /** A fetch of an open list failed: the next try waits twice as long as the last, up to the bound.
-   * A failure of a list that is not open (a quick error, which cost no wait) opens nothing. */
+  /** A fetch failed. Of an open list: the next try waits twice as long as the last, up to the
+   * bound. Of a closed one: counted, and the afterErrors-th failure in a row opens it (no fetch
+   * is under way then: the first retry waits initialDelay). */
   failed(upstream: string, kind: string): void {
     const s = this.state(upstream, kind);
-    if (!s) return;
+    if (!s) {
+      const key = `${upstream}\u0000${kind}`;
+      const n = (this.errors.get(key) ?? 0) + 1;
+      if (n < this.retry.afterErrors) {
+        this.errors.set(key, n);
+        return;
+      }
+      this.errors.delete(key);
+      const t = this.now();
+      this.open.set(key, { upstream, kind, since: t, failures: n, retryAt: t + this.retry.initialDelayMs, trying: false, cause: 'errors' });
+      return;
+    }
     s.failures++;
     s.trying = false;
     s.retryAt = this.now() + Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** Math.min(s.failures - 1, 30));
   }
 
-  /** A fetch answered: the list is closed again. Returns whether it was open. */
+  /** A fetch answered: the list is closed again, its run of failures over. Returns whether it was open. */
   answered(upstream: string, kind: string): boolean {
-    return this.open.delete(`${upstream}\u0000${kind}`);
+    const key = `${upstream}\u0000${kind}`;
+    this.errors.delete(key);
+    return this.open.delete(key);
   }
 
   /** Forgets an upstream's open lists: it was removed or replaced by a config reload. */

@@ -90,8 +90,9 @@ export interface PartCacheOptions {
   /** Told when a part leaves the cache: replaced by a newer fetch, or (`evicted`) dropped to
    * stay within the budget. Views built from it are dropped with it. */
   onRetire?: (part: Part, evicted: boolean) => void;
-  /** Told of the outcome of every fetch (once per fetch, however many callers wait on it). */
-  onFetch?: (upstream: string, kind: ListKind, answered: boolean) => void;
+  /** Told of the outcome of every fetch (once per fetch, however many callers wait on it):
+   * undefined when it answered, else its error. */
+  onFetch?: (upstream: string, kind: ListKind, error: GatewayError | undefined) => void;
 }
 
 export class PartCache {
@@ -122,7 +123,7 @@ export class PartCache {
   }
 
   private readonly retire: (part: Part, evicted: boolean) => void;
-  private readonly fetched: (upstream: string, kind: ListKind, answered: boolean) => void;
+  private readonly fetched: (upstream: string, kind: ListKind, error: GatewayError | undefined) => void;
 
   private cached(upstream: string, kind: ListKind, authContext: string): Part | undefined {
     const list = `${upstream}\u0000${kind}`;
@@ -146,7 +147,7 @@ export class PartCache {
       const epoch = this.epochs.get(list) ?? 0;
       const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings, this.onDeepItems).then((res) => {
         if (this.inflight.get(flightKey) === started) this.inflight.delete(flightKey);
-        this.fetched(upstream.name, kind, res.ok);
+        this.fetched(upstream.name, kind, res.ok ? undefined : res.error);
         // A list_changed that arrived while this fetch was under way may describe a newer list
         // than the one it got: hand it to whoever waits, but do not cache it as fresh.
         if (res.ok && (this.epochs.get(list) ?? 0) === epoch) this.store(upstream.name, kind, authContext, res.value);

@@ -1,8 +1,8 @@
 // One upstream's part of a list fan-out, within the list deadline: a slow or dead upstream
 // never holds the others (MCP 2026-07-28, server/tools, g.4). An upstream that missed the
-// deadline is not waited on again until it answers (list-circuit.ts): callers get the list
-// without it, or with its last good copy, at once, while one retry at a time runs in the
-// background with a growing delay.
+// deadline, or failed listRetry.afterErrors times in a row, is not asked again until it
+// answers (list-circuit.ts): callers get the list without it, or with its last good copy, at
+// once, while one retry at a time runs in the background with a growing delay.
 import type { GatewayError } from '../protocol/errors.ts';
 import type { ListKind } from '../protocol/list-kinds.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -15,12 +15,20 @@ export interface PartWithinDeps {
   cache: PartCache;
   circuit: ListCircuit;
   deadlineMs: number;
+  /** listRetry.afterErrors, for the words that say why a list is left out. */
+  afterErrors: number;
   logger: Logger;
   /** Told of every per-upstream lookup: answered from the cache or not (metrics). */
   onLookup?: (kind: ListKind, hit: boolean) => void;
 }
 
 const NOT_ANSWERING = (ms: number): string => `no answer within ${ms} ms; left out until it answers`;
+const FAILING = (n: number): string => `failed ${n} times in a row; left out until it answers`;
+
+/** An upstream that does not implement a list (-32601) answers all the same: it has none. */
+export function isUnsupportedList(e: GatewayError): boolean {
+  return e.kind === 'upstream_error' && e.error.code === -32601;
+}
 
 export async function partWithin(d: PartWithinDeps, u: Upstream, kind: ListKind, authContext: string, missing: MissingPart[]): Promise<Part | undefined> {
   const fresh = d.cache.fresh(u.name, kind, authContext);
@@ -34,7 +42,7 @@ export async function partWithin(d: PartWithinDeps, u: Upstream, kind: ListKind,
     }
     // The same words on every request while it lasts: the merged view is shared, not rebuilt
     // per request (its key includes what is missing). When and how often: /readyz.
-    missing.push({ upstream: u.name, reason: NOT_ANSWERING(d.deadlineMs) });
+    missing.push({ upstream: u.name, reason: open.cause === 'deadline' ? NOT_ANSWERING(d.deadlineMs) : FAILING(d.afterErrors) });
     return d.cache.lastGood(u.name, kind, authContext);
   }
   let timer: NodeJS.Timeout | undefined;
@@ -51,8 +59,7 @@ export async function partWithin(d: PartWithinDeps, u: Upstream, kind: ListKind,
     return stale;
   }
   if (!res.ok) {
-    // An upstream that does not implement a list (e.g. -32601) simply contributes nothing.
-    if (res.error.kind === 'upstream_error' && res.error.error.code === -32601) return undefined;
+    if (isUnsupportedList(res.error)) return undefined;
     missing.push({ upstream: u.name, reason: describeError(res.error) });
     d.logger.warn('upstream list failed, answering without it', { upstream: u.name, kind, error: describeError(res.error) });
     return undefined;

@@ -7,7 +7,7 @@ import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { ListCircuit } from './list-circuit.ts';
 import { PartCache } from './part-cache.ts';
-import type { PartWithinDeps } from './part-within.ts';
+import { isUnsupportedList, type PartWithinDeps } from './part-within.ts';
 import type { CatalogCacheName } from './view-cache.ts';
 import { WarnOnce } from './warn-once.ts';
 
@@ -30,12 +30,13 @@ export class SharedParts {
         if (wasEvicted) this.evicted('lists');
         for (const retire of this.retirers) retire(part.generation);
       },
-      onFetch: (upstream, kind, answered) => {
-        if (!answered) return this.circuit.failed(upstream, kind);
+      onFetch: (upstream, kind, error) => {
+        // An upstream without this list (-32601) answers all the same: it contributes nothing.
+        if (error !== undefined && !isUnsupportedList(error)) return this.circuit.failed(upstream, kind);
         if (this.circuit.answered(upstream, kind)) logger.info('upstream answers lists again', { upstream, kind });
       },
     });
-    this.within = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, logger };
+    this.within = { cache: this.cache, circuit: this.circuit, deadlineMs: config.listDeadlineMs, afterErrors: config.listRetry.afterErrors, logger };
   }
 
   /** A config reload: these upstreams' lists and open circuits go (new, gone or replaced

@@ -115,12 +115,13 @@ export const CONFIG_SCHEMA = {
     limits: LIMITS_CONFIG_SCHEMA,
     listDeadline: duration('How long a list fan-out waits for slow upstreams before answering without them.', '5s'),
     listRetry: {
-      description: 'An upstream list that missed listDeadline is left out of merged lists, without waiting, until a background retry answers.',
+      description: 'An upstream list that missed listDeadline, or failed afterErrors times in a row, is left out of merged lists, without waiting, until a background retry answers.',
       type: 'object',
       additionalProperties: false,
       properties: {
         initialDelay: duration('Delay before the first retry; doubles per failed retry.', '1s'),
         maxDelay: duration('Longest delay between retries.', '60s'),
+        afterErrors: { ...positiveInt('Quick failures in a row (errors, not missed deadlines) after which a list is left out and retried in the background.', 3), maximum: 1000 },
       },
     },
     sessions: {
@@ -265,7 +266,7 @@ export interface RawConfig {
   admin?: { host?: string; port?: number };
   limits?: RawLimitsConfig;
   listDeadline?: RawDuration;
-  listRetry?: { initialDelay?: RawDuration; maxDelay?: RawDuration };
+  listRetry?: { initialDelay?: RawDuration; maxDelay?: RawDuration; afterErrors?: number };
   sessions?: { secret?: string; idleTimeout?: RawDuration };
   identity?: unknown;
   policy?: RawPolicyConfig;

@@ -18,6 +18,7 @@ export const LIMIT_DEFAULTS = {
   maxStreams: 10_000,
   maxStreamsPerPrincipal: 1_000,
   streamMaxLifetime: '1h',
+  streamIdleTimeout: '10m',
   maxConcurrent: 64,
   maxConcurrentPerPrincipal: 16,
   maxQueuedCalls: 256,
@@ -43,6 +44,7 @@ export interface LimitsConfig {
   maxStreams: number;
   maxStreamsPerPrincipal: number;
   streamMaxLifetimeMs: number;
+  streamIdleTimeoutMs: number;
   maxConcurrentPerPrincipal: number;
   maxQueuedCalls: number;
   queueTimeoutMs: number;
@@ -73,6 +75,7 @@ export function normalizeLimits(raw: RawLimitsConfig | undefined, ms: Ms): Limit
     maxStreams: raw?.maxStreams ?? d.maxStreams,
     maxStreamsPerPrincipal: raw?.maxStreamsPerPrincipal ?? d.maxStreamsPerPrincipal,
     streamMaxLifetimeMs: ms(raw?.streamMaxLifetime, d.streamMaxLifetime, ['limits', 'streamMaxLifetime']),
+    streamIdleTimeoutMs: ms(raw?.streamIdleTimeout, d.streamIdleTimeout, ['limits', 'streamIdleTimeout']),
     maxConcurrentPerPrincipal: raw?.maxConcurrentPerPrincipal ?? d.maxConcurrentPerPrincipal,
     maxQueuedCalls: raw?.maxQueuedCalls ?? d.maxQueuedCalls,
     queueTimeoutMs: ms(raw?.queueTimeout, d.queueTimeout, ['limits', 'queueTimeout']),

@@ -44,6 +44,11 @@ export const LIMITS_CONFIG_SCHEMA = {
       LIMIT_DEFAULTS.streamMaxLifetime,
       '1h',
     ),
+    streamIdleTimeout: defaultedDurationSchema(
+      'Longest a notification stream stays open with no message sent on it (keep-alive comments do not count); then it ends as at streamMaxLifetime.',
+      LIMIT_DEFAULTS.streamIdleTimeout,
+      '10m',
+    ),
     maxConcurrentPerPrincipal: positiveInt(
       'Most calls one principal runs at once against one upstream (upstreams[].maxConcurrentPerPrincipal overrides it per upstream); more wait in the queue, up to as many again.',
       LIMIT_DEFAULTS.maxConcurrentPerPrincipal,
@@ -51,7 +56,7 @@ export const LIMITS_CONFIG_SCHEMA = {
     maxQueuedCalls: positiveInt('Most calls waiting for a place at one upstream (see upstreams[].maxConcurrent); past it a call gets 503 at once.', LIMIT_DEFAULTS.maxQueuedCalls),
     queueTimeout: defaultedDurationSchema('Longest a call waits for a place at its upstream before it gets 503.', LIMIT_DEFAULTS.queueTimeout, '10s'),
     maxInflightAnswerBytes: positiveInt(
-      'Memory budget, in bytes, for the HTTP upstream answers being read at once, across every call in flight; an answer that does not fit fails its call with 503.',
+      'Memory budget, in bytes, for the upstream answers being read at once (HTTP bodies and events, stdio lines), across every call in flight; an answer that does not fit fails its call with 503.',
       LIMIT_DEFAULTS.maxInflightAnswerBytes,
     ),
   },
@@ -82,6 +87,7 @@ export interface RawLimitsConfig {
   maxStreams?: number;
   maxStreamsPerPrincipal?: number;
   streamMaxLifetime?: RawDuration;
+  streamIdleTimeout?: RawDuration;
   maxConcurrentPerPrincipal?: number;
   maxQueuedCalls?: number;
   queueTimeout?: RawDuration;

@@ -38,6 +38,7 @@ const DEFAULTS = {
   listDeadline: '5s',
   listRetryInitialDelay: '1s',
   listRetryMaxDelay: '60s',
+  listRetryAfterErrors: 3,
   idleTimeout: '1h',
   timeout: '30s',
   listTtl: '60s',
@@ -97,6 +98,7 @@ export function normalizeConfig(
     listRetry: {
       initialDelayMs: ms(raw.listRetry?.initialDelay, DEFAULTS.listRetryInitialDelay, ['listRetry', 'initialDelay']),
       maxDelayMs: ms(raw.listRetry?.maxDelay, DEFAULTS.listRetryMaxDelay, ['listRetry', 'maxDelay']),
+      afterErrors: raw.listRetry?.afterErrors ?? DEFAULTS.listRetryAfterErrors,
     },
     sessions: {
       // Empty counts as unset, so `${GATEHOUSE_SESSION_SECRET:-}` makes the secret optional.

@@ -111,7 +111,7 @@ export interface GatewayConfig {
   /** How long a list fan-out waits for slow upstreams before answering without them. */
   listDeadlineMs: number;
   /** Backoff of the background retries of an upstream list that missed listDeadline. */
-  listRetry: { initialDelayMs: number; maxDelayMs: number };
+  listRetry: { initialDelayMs: number; maxDelayMs: number; afterErrors: number };
   sessions: {
     /** 32-byte key (hex or base64) sealing legacy Mcp-Session-Id values; random per process when unset. */
     secret: string | undefined;

@@ -32,6 +32,9 @@ export interface TextReply {
   status: number;
   headers?: Readonly<Record<string, string>>;
   body?: string;
+  /** Instead of `body`: a large body in the parts it was built from, written one after the
+   * other, so that it is never joined into (and copied to) one more string. */
+  parts?: readonly string[];
 }
 
 export type HttpReply = TextReply | SseStream;
@@ -142,6 +145,15 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Resul
 export function writeReply(res: ServerResponse, reply: HttpReply): void {
   if (reply instanceof SseStream) {
     reply.attach(res);
+    return;
+  }
+  const parts = reply.parts;
+  if (parts !== undefined) {
+    let length = 0;
+    for (const p of parts) length += Buffer.byteLength(p);
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
+    for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]!);
+    res.end(parts.at(-1));
     return;
   }
   if (reply.body === undefined) {

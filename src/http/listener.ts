@@ -9,10 +9,13 @@
 // (buildAdminListener), which keeps the same checks for its own address. A Host that is an IP
 // address passes on /metrics and /readyz (on the admin listener, everywhere): a scrape or a
 // probe reaches a pod by its IP, and a rebinding page never carries an address as its Host.
+// Both listeners have a body size limit (body-limit.ts) and a body-read deadline
+// (body-deadline.ts) of their own.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { limitBody } from './body-limit.ts';
+import { watchBodyDeadline, type BodyDeadline } from './body-deadline.ts';
 import type { DrainState } from './drain-state.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { nodeRequest, writeReply, type HttpReply, type HttpRequest } from './http-io.ts';
@@ -32,7 +35,7 @@ export interface AppDeps {
   logger: Logger;
   metrics?: Metrics;
   /** Upstream lists left out of merged lists until they answer again (the catalog's list circuit). */
-  failingLists?: () => readonly { upstream: string; kind: string; since: number; failures: number; retryAt: number }[];
+  failingLists?: () => readonly { upstream: string; kind: string; since: number; failures: number; retryAt: number; cause: string }[];
   /** Sub-apps with their own authentication (the approvals console and callbacks). */
   extraRoutes?: readonly Hono[];
   /** Requests in flight and whether the gateway is draining (drain-state.ts). */
@@ -77,7 +80,27 @@ export function buildAdminApp(deps: AppDeps, adminHost: string): Hono {
 }
 
 export function buildAdminListener(deps: AppDeps, adminHost: string): RequestListener {
-  return getRequestListener(buildAdminApp(deps, adminHost).fetch);
+  const app = getRequestListener(buildAdminApp(deps, adminHost).fetch);
+  const deadline = bodyDeadline(deps);
+  return (req, res) => {
+    watchBodyDeadline(req, res, deadline);
+    app(req, res).catch((e: unknown) => {
+      deps.logger.error('request failed', { error: (e as Error).message });
+      res.destroy();
+    });
+  };
+}
+
+/** limits.bodyTimeout for the Hono routes, counted and logged like /mcp's (body-deadline.ts). */
+function bodyDeadline(deps: AppDeps): BodyDeadline {
+  return {
+    timeoutMs: deps.config.limits.bodyTimeoutMs,
+    onExpired: (req) => {
+      deps.metrics?.recordLimitHit('bodyTimeout');
+      deps.metrics?.recordRefusal('body_timeout', 408);
+      deps.logger.warn('request body not received in time', { path: pathOf(req.url ?? '/').slice(0, 200), limit: 'bodyTimeout', timeoutMs: deps.config.limits.bodyTimeoutMs });
+    },
+  };
 }
 
 /** /metrics and /readyz: what an operator reads, and what an outsider must not. */
@@ -92,7 +115,7 @@ function operatorRoutes(app: Hono, deps: AppDeps): void {
   app.get('/readyz', (c) => {
     const failing = deps.failingLists?.() ?? [];
     const upstreams = deps.upstreams.map((u) => {
-      const lists = failing.filter((f) => f.upstream === u.name).map((f) => ({ kind: f.kind, since: new Date(f.since).toISOString(), failures: f.failures, retryAt: new Date(f.retryAt).toISOString() }));
+      const lists = failing.filter((f) => f.upstream === u.name).map((f) => ({ kind: f.kind, cause: f.cause, since: new Date(f.since).toISOString(), failures: f.failures, retryAt: new Date(f.retryAt).toISOString() }));
       return lists.length ? { ...u.status(), failingLists: lists } : u.status();
     });
     // Draining: still serving, but no longer to be sent new traffic.
@@ -151,6 +174,7 @@ function pathOf(url: string): string {
 export function buildListener(deps: AppDeps): RequestListener {
   const path = deps.config.listen.path;
   const rest = getRequestListener(buildApp(deps).fetch);
+  const deadline = bodyDeadline(deps);
   const failed = (res: ServerResponse, e: unknown): void => {
     deps.logger.error('request failed', { error: (e as Error).message });
     if (res.headersSent) res.destroy();
@@ -166,6 +190,7 @@ export function buildListener(deps: AppDeps): RequestListener {
     // Without virtual servers, one string comparison decides, as it always did.
     const mcp = routes === undefined ? (pathOf(req.url ?? '/') === path ? deps.mcp : undefined) : routes(pathOf(req.url ?? '/'), req.headers.host);
     if (mcp === undefined) {
+      watchBodyDeadline(req, res, deadline);
       void rest(req, res).catch((e: unknown) => failed(res, e));
       return;
     }

@@ -142,6 +142,8 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
       const finalOutcome: AuditOutcome = denied ? 'denied' : outcome;
       const target = record.target;
       const span = o.span;
+      // The configured limit that refused it, if one did: counted, and named in its audit record.
+      const limit = reply !== 'cancelled' && !reply.ok ? limitOf(reply.error) : undefined;
       // The attribute objects are built only for a span that records them (tracing on).
       if (span.recording) {
         if (target) {
@@ -164,7 +166,6 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
           upstreamMs: waitedMs,
         });
         if (denied) metrics.recordPolicyDenial(decision!.ruleId);
-        const limit = reply !== 'cancelled' && !reply.ok ? limitOf(reply.error) : undefined;
         if (limit !== undefined) metrics.recordLimitHit(limit);
         if (finalOutcome === 'rate_limited' && decision) metrics.recordRateLimited(decision.ruleId);
       }
@@ -173,7 +174,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         call,
         record,
         reply === 'cancelled' ? CANCELLED_REPLY : reply,
-        { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes, server },
+        { requestId: o.requestId, time: new Date(o.wallMs).toISOString(), traceId: span.traceId, outcome: finalOutcome, errorCode, limit, durationMs: Math.round(durationMs * 1000) / 1000, responseBytes, server },
         deps.bodies,
       );
       // A fail-open sink never rejects; a rejection means fail closed: nothing unrecorded leaves.

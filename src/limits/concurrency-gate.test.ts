@@ -71,4 +71,20 @@ describe('ConcurrencyGate', () => {
     held(gate.enter('carol'));
     expect(gate.enter('dave')).toBeInstanceOf(Promise);
   });
+
+  it('tells of each call that waits because the upstream runs maxConcurrent calls, not of one held by its own share', () => {
+    let full = 0;
+    const gate = new ConcurrencyGate('up', { ...limits, maxConcurrent: 2 }, () => full++);
+    held(gate.enter('alice'));
+    held(gate.enter('alice'));
+    // Alice is at her own share and the upstream is full: either way she waits; counted once.
+    expect(gate.enter('alice')).toBeInstanceOf(Promise);
+    expect(gate.enter('bob')).toBeInstanceOf(Promise);
+    expect(full).toBe(2);
+    const own = new ConcurrencyGate('up', { ...limits, maxConcurrent: 10 }, () => full++);
+    held(own.enter('carol'));
+    held(own.enter('carol'));
+    expect(own.enter('carol')).toBeInstanceOf(Promise);
+    expect(full).toBe(2);
+  });
 });

@@ -5,6 +5,9 @@
 // concurrency) and in time (limits.queueTimeout); past either bound it is refused at once with
 // over_capacity, which the client gets as 503 with Retry-After. A place freed goes to the
 // first waiter that may run: a principal at its own cap does not hold up the others.
+// A call that has to wait because the upstream runs maxConcurrent calls is told to `onFull`
+// (gatehouse_limit_hits_total{limit="maxConcurrent"}): waiting is that limit at work, even
+// when the call gets its place in the end. Refusals are errors that name their limit.
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 
@@ -37,6 +40,7 @@ export class ConcurrencyGate {
   constructor(
     private readonly upstream: string,
     private readonly limits: GateLimits,
+    private readonly onFull: () => void = () => undefined,
   ) {}
 
   /** A place for one call of this principal: at once when there is one (no promise on the
@@ -53,6 +57,7 @@ export class ConcurrencyGate {
       return this.refusal('maxQueuedCalls', `Upstream "${this.upstream}" is at its concurrency limit with ${this.limits.maxQueued} calls waiting (limits.maxQueuedCalls)`);
     }
     if (signal?.aborted) return err(CANCELLED);
+    if (this.inFlight >= this.limits.maxConcurrent) this.onFull();
     return new Promise<Entry>((resolve) => {
       const onAbort = (): void => this.leave(waiter, err(CANCELLED));
       const waiter: Waiter = {

@@ -42,7 +42,7 @@ export function registerCapacityMetrics(registers: Registry[], sources: Capacity
     const g: Gauge = new Gauge({ name, help, registers, collect: () => g.set(report(name, read) ?? Number.NaN) });
   };
   if (sessions) gauge('gatehouse_sessions', 'Legacy (2025-11-25) sessions held, within limits.maxSessions.', sessions);
-  if (answerBytes) gauge('gatehouse_upstream_answer_bytes', 'Bytes of upstream answers held while they are read, across every call in flight, within limits.maxInflightAnswerBytes.', answerBytes);
+  if (answerBytes) gauge('gatehouse_upstream_answer_bytes', 'Bytes of upstream answers (HTTP and stdio) held while they are read, across every call in flight, within limits.maxInflightAnswerBytes.', answerBytes);
   if (streams) gauge('gatehouse_streams', 'Notification streams open (subscriptions/listen and legacy GET), within limits.maxStreams.', streams);
   if (failingLists) {
     const failing: Gauge<'upstream' | 'kind'> = new Gauge({

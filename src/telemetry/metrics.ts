@@ -29,8 +29,10 @@ export const MCP_METHODS: readonly string[] = [
  * `gatehouse_limit_hits_total`; README, Limits, says what each one refuses. */
 export const LIMIT_NAMES = [
   'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
-  'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime',
+  'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime', 'streamIdleTimeout',
   'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
+  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
+  'maxConcurrent',
   // Under `approvals`, not `limits`: the pending-approval caps.
   'maxPending', 'maxPendingPerPrincipal',
 ] as const;

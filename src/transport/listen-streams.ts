@@ -1,7 +1,11 @@
 // Long-lived notification streams: modern `subscriptions/listen` (acknowledgement first,
 // only what was asked for, every message tagged with the subscription id — MCP 2026-07-28, basic/patterns/subscriptions)
 // and the legacy session GET stream (2025-11-25). Each takes a stream slot (notifier.ts caps)
-// and ends cleanly at limits.streamMaxLifetime, or when the token that opened it expires.
+// and ends cleanly at limits.streamMaxLifetime, when the token that opened it expires, or
+// after limits.streamIdleTimeout with no message sent on it. Only messages count as activity:
+// the keep-alive comments are the gateway's own (every KEEP_ALIVE_MS, for proxies), and
+// counting them would keep every stream open to its lifetime; a client that still wants
+// notifications listens again, which costs it one request per idle period at most.
 import type { Principal } from '../identity/principal.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
@@ -21,9 +25,10 @@ const FILTER_KEYS: Readonly<Record<string, ChangeKind>> = {
   resourcesListChanged: 'resources',
 };
 
-/** How long streams may stay open (limits.streamMaxLifetime). */
+/** How long streams may stay open (limits.streamMaxLifetime) and stay quiet (limits.streamIdleTimeout). */
 export interface StreamLifetime {
   maxLifetimeMs: number;
+  idleTimeoutMs: number;
   now: () => number;
   /** The virtual server whose changes the stream carries; undefined: the default endpoint. */
   server?: string;
@@ -37,12 +42,30 @@ function lifetimeOf(principal: Principal | undefined, limits: StreamLifetime): n
   return Math.max(0, Math.min(limits.maxLifetimeMs, untilExpiry));
 }
 
-/** Ends the stream when its lifetime is over; cleared when it ends otherwise. */
-function endAtLifetime(ms: number, end: () => void): () => void {
-  const timer = setTimeout(end, ms);
-  timer.unref();
-  return () => clearTimeout(timer);
+interface StreamTimers {
+  /** A message was sent: the idle period starts again. */
+  touch(): void;
+  /** The stream ended otherwise. */
+  cancel(): void;
 }
+
+/** Ends the stream when its lifetime is over or when it has been quiet for the idle timeout,
+ * whichever comes first. One timer each, refreshed rather than replaced on every message. */
+function endAtLimits(principal: Principal | undefined, limits: StreamLifetime, end: (why: 'lifetime' | 'idle') => void): StreamTimers {
+  const lifetime = setTimeout(() => end('lifetime'), lifetimeOf(principal, limits));
+  const idle = setTimeout(() => end('idle'), limits.idleTimeoutMs);
+  lifetime.unref();
+  idle.unref();
+  return {
+    touch: () => void idle.refresh(),
+    cancel: () => {
+      clearTimeout(lifetime);
+      clearTimeout(idle);
+    },
+  };
+}
+
+const NO_TIMERS: StreamTimers = { touch: () => undefined, cancel: () => undefined };
 
 export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime): HttpReply {
   const filter = msg.params?.notifications;
@@ -64,14 +87,17 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   // so the acknowledgement leaves them out and the client can see that (MCP 2026-07-28, basic/patterns/subscriptions).
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
   let remove: (why?: StreamEnd) => void = () => undefined;
-  let cancel = (): void => undefined;
+  let timers = NO_TIMERS;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
   stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honoured } });
   const added = notifier.add({
     wants,
-    deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } }),
+    deliver: (kind) => {
+      timers.touch();
+      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } });
+    },
     close: () => {
-      cancel();
+      timers.cancel();
       stream.close();
     },
     stream: { kind: 'listen', subscriptionId: msg.id },
@@ -81,13 +107,13 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   if (!added) return refused(notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' });
   // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
   // basic/patterns/subscriptions, ending a subscription); the client may listen again.
-  cancel = endAtLifetime(lifetimeOf(principal, limits), () => {
+  timers = endAtLimits(principal, limits, (why) => {
     stream.send({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', _meta: tag } });
     stream.close();
-    remove('lifetime');
+    remove(why);
   });
   remove = (why) => {
-    cancel();
+    timers.cancel();
     added(why);
   };
   return stream;
@@ -97,15 +123,21 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
   const full = notifier.admit(principal);
   if (full) return refuse({ error: full, era: 'legacy', ...(principal ? { principal } : {}) });
   let remove: (why?: StreamEnd) => void = () => undefined;
-  let cancel = (): void => undefined;
+  let timers = NO_TIMERS;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
   const added = notifier.add({
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
-    deliver: (kind) => stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] }),
-    send: (message) => stream.send(message as unknown as JsonObject),
+    deliver: (kind) => {
+      timers.touch();
+      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] });
+    },
+    send: (message) => {
+      timers.touch();
+      stream.send(message as unknown as JsonObject);
+    },
     session: session.id,
     close: () => {
-      cancel();
+      timers.cancel();
       stream.close();
     },
     stream: { kind: 'get' },
@@ -114,12 +146,12 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
   });
   if (!added) return refuse({ error: notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' }, era: 'legacy', ...(principal ? { principal } : {}) });
   // 2025-11-25: the server may close the GET stream at any time; the client opens another.
-  cancel = endAtLifetime(lifetimeOf(principal, limits), () => {
+  timers = endAtLimits(principal, limits, (why) => {
     stream.close();
-    remove('lifetime');
+    remove(why);
   });
   remove = (why) => {
-    cancel();
+    timers.cancel();
     added(why);
   };
   return stream;

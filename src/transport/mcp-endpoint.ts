@@ -53,7 +53,10 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
   sessions.onRemoved((id) => replay.dropSession(id));
   const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay });
   // Read when a stream opens: a reload's streamMaxLifetime applies to the streams opened after it.
-  const lifetime = (): StreamLifetime => ({ maxLifetimeMs: limits().streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) });
+  const lifetime = (): StreamLifetime => {
+    const l = limits();
+    return { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
+  };
   const modern = createModernEndpoint(deps);
 
   async function post(req: HttpRequest, principal: Principal): Promise<HttpReply> {

@@ -22,7 +22,10 @@ export interface ModernEndpoint {
 export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
   const { gateway, notifier, observer, logger } = deps;
   // Read when a stream opens: a reload's streamMaxLifetime applies to the streams opened after it.
-  const lifetime = (): StreamLifetime => ({ maxLifetimeMs: (deps.liveLimits?.() ?? deps.config.limits).streamMaxLifetimeMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) });
+  const lifetime = (): StreamLifetime => {
+    const l = deps.liveLimits?.() ?? deps.config.limits;
+    return { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now, ...(deps.server === undefined ? {} : { server: deps.server }) };
+  };
   return {
     message(req, msg, headers, principal) {
       if (isNotification(msg)) return emptyReply(202);

@@ -33,7 +33,7 @@ export interface ChangeListener {
 }
 
 /** Why a stream ended, as its audit record says. */
-export type StreamEnd = 'client_gone' | 'lifetime' | 'session_ended' | 'server_removed' | 'shutdown';
+export type StreamEnd = 'client_gone' | 'lifetime' | 'idle' | 'session_ended' | 'server_removed' | 'shutdown';
 
 export interface StreamEvent {
   event: 'stream_opened' | 'stream_closed';

@@ -45,16 +45,27 @@ function deliverable(call: Call, reply: Reply): Reply {
   return call.era === 'legacy' && reply.ok && reply.value.resultType === 'input_required' ? LEGACY_INPUT_REQUIRED : reply;
 }
 
-/** The final JSON-RPC message of a call, as text, with its HTTP status. */
-function finalMessage(call: Call, reply: Reply): { status: number; text: string } {
+/** A result's JSON longer than this (in characters) is sent as it was serialised, in parts
+ * around it, never joined into one more string: joining copies it again (every later use of
+ * the joined text flattens it), which for a 50 MB result is 50 MB more held per call. Smaller
+ * messages are joined, so that the usual answer is one write. */
+const JOIN_BELOW_CHARS = 64 * 1024;
+
+/** The final JSON-RPC message of a call, as text in one part or several, with its HTTP status
+ * and its length in bytes (the audit record's responseBytes). */
+function finalMessage(call: Call, reply: Reply): { status: number; parts: readonly string[]; bytes: number } {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},`;
   if (reply.ok) {
     const result = reply.value;
     const text = listResultJson(call.method, result, call.era) ?? JSON.stringify(shapeResult(call.method, result, call.era));
-    return { status: 200, text: `${head}"result":${text}}` };
+    const prefix = `${head}"result":`;
+    if (text.length >= JOIN_BELOW_CHARS) return { status: 200, parts: [prefix, text, '}'], bytes: Buffer.byteLength(prefix) + Buffer.byteLength(text) + 1 };
+    const joined = `${prefix}${text}}`;
+    return { status: 200, parts: [joined], bytes: Buffer.byteLength(joined) };
   }
   const { status, error } = mapError(reply.error, call.era === 'modern');
-  return { status, text: `${head}"error":${JSON.stringify(error)}}` };
+  const text = `${head}"error":${JSON.stringify(error)}}`;
+  return { status, parts: [text], bytes: Buffer.byteLength(text) };
 }
 
 /** 429s and 503s over a limit say when to come back (RFC 9110 Retry-After), so HTTP clients and proxies can wait. */
@@ -230,21 +241,21 @@ class Exchange {
       opts.onDone?.();
       return;
     }
-    let { status, text } = finalMessage(full, reply);
+    let message = finalMessage(full, reply);
     // The record of a completed request is written before its response leaves (issue:
     // audit); the sink decides how durable "written" is. Unrecorded, it does not leave.
-    const finished = observer && observation ? observer.finish(full, reply, record, observation, Buffer.byteLength(text)) : true;
+    const finished = observer && observation ? observer.finish(full, reply, record, observation, message.bytes) : true;
     const recorded = finished === true || (await finished);
-    if (!recorded) {
-      ({ status, text } = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } }));
-    }
+    if (!recorded) message = finalMessage(full, { ok: false, error: { kind: 'audit_unavailable' } });
+    const { status, parts } = message;
     const sse = this.sse;
     if (sse) {
-      sse.sendText(text);
+      sse.sendParts(parts);
       sse.close();
     } else {
       const extra = opts.headers || !reply.ok ? { ...opts.headers, ...retryAfter(reply) } : undefined;
-      this.settle({ status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS, body: text });
+      const headers = extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS;
+      this.settle(parts.length === 1 ? { status, headers, body: parts[0]! } : { status, headers, parts });
     }
     opts.onDone?.();
   }

@@ -103,6 +103,26 @@ export class SseStream {
     if (!this.#closed) this.#write(chunk);
   }
 
+  /** A message serialized as JSON in parts (a large one: respond.ts), written part by part
+   * without joining them, except into a replay log, which keeps each event as one chunk. */
+  sendParts(parts: readonly string[]): void {
+    if (parts.length === 1 || this.#opts.replay !== undefined) {
+      this.sendText(parts.join(''));
+      return;
+    }
+    if (this.#closed) return;
+    // One message: the backlog check comes once, before it, so that it is never cut.
+    this.#write('event: message\ndata: ');
+    const res = this.#res;
+    if (this.#closed) return;
+    for (const p of parts) {
+      if (res === undefined) this.#pending.push(p);
+      else res.write(p);
+    }
+    if (res === undefined) this.#pending.push('\n\n');
+    else res.write('\n\n');
+  }
+
   /** The priming event (an id and empty data) and how long a client waits before it reconnects. */
   prime(retryMs: number): void {
     const replay = this.#opts.replay;

@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
-import { ConfigError, type ConfigIssue } from '../../src/config/config-error.ts';
+import { FILE, formatOf, HEX_SECRET, issuesOf, parse } from './parse-errors.ts';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { SCHEMA_FILE } from '../../src/config/write-schema-file.ts';
 
-const FILE = '/etc/gatehouse/gatehouse.yaml';
 
 /** The audit section every config gets when it says nothing about audit (beside FILE). */
 const DEFAULT_TOOL_SEARCH = { enabled: false, fullListFor: [], defaultLimit: 8 };
@@ -39,22 +38,9 @@ const DEFAULT_AUDIT = {
   rules: [],
 };
 
-const HEX_SECRET = 'ab'.repeat(32);
 
-function errorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
-const issuesOf = (run: () => unknown): ConfigIssue[] => [...errorOf(run).issues];
-const formatOf = (run: () => unknown): string => errorOf(run).format();
 
 const UPSTREAM_DEFAULT_LIMITS = { maxAnswerBytes: 67_108_864, maxJsonDepth: 64 };
-const parse = (text: string, env: NodeJS.ProcessEnv = {}) => parseConfig(text, FILE, env);
 
 const FULL = `# yaml-language-server: $schema=./schema/gatehouse.schema.json
 listen: { host: 127.0.0.2, port: 9090, path: /gateway }
@@ -80,7 +66,7 @@ upstreams:
     restart: { initialDelay: 250ms, maxDelay: 1h }
 `;
 
-const SESSION_AND_STREAM_DEFAULTS = { maxSessions: 50_000, maxSessionsPerPrincipal: 10_000, maxStreams: 10_000, maxStreamsPerPrincipal: 1_000, streamMaxLifetimeMs: 3_600_000, maxConcurrentPerPrincipal: 16, maxQueuedCalls: 256, queueTimeoutMs: 10_000, maxInflightAnswerBytes: 268_435_456 };
+const SESSION_AND_STREAM_DEFAULTS = { maxSessions: 50_000, maxSessionsPerPrincipal: 10_000, maxStreams: 10_000, maxStreamsPerPrincipal: 1_000, streamMaxLifetimeMs: 3_600_000, streamIdleTimeoutMs: 600_000, maxConcurrentPerPrincipal: 16, maxQueuedCalls: 256, queueTimeoutMs: 10_000, maxInflightAnswerBytes: 268_435_456 };
 const CONCURRENCY = { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 };
 
 describe('parseConfig: valid configs', () => {
@@ -95,7 +81,7 @@ describe('parseConfig: valid configs', () => {
       allowedHosts: [],
       limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeoutMs: 5000, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1_048_576, pageSize: 50, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 2000,
-      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 },
+      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000, afterErrors: 3 },
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
       identity: undefined,
       policy: undefined,
@@ -150,7 +136,7 @@ describe('parseConfig: valid configs', () => {
       allowedHosts: [],
       limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, bodyTimeoutMs: 30_000, maxJsonDepth: 64, maxUpstreamAnswerBytes: 67_108_864, pageSize: 500, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 5000,
-      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 },
+      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000, afterErrors: 3 },
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
       identity: undefined,
       policy: undefined,
@@ -221,142 +207,6 @@ describe('parseConfig: ${ENV} interpolation', () => {
     expect(formatOf(() => parse(text, { BASE: 'ftp://x' }))).toBe(
       `${FILE}:2:21 /upstreams/0/url: expected an http:// or https:// URL, got scheme "ftp:"`,
     );
-  });
-});
-
-describe('parseConfig: errors name file, path, line and what was expected', () => {
-  it('rejects an unknown top-level key, listing the allowed ones', () => {
-    expect(issuesOf(() => parse('upstreams: []\nlisten_port: 80\n'))).toEqual([
-      {
-        file: FILE,
-        path: '/listen_port',
-        line: 2,
-        column: 1,
-        message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, servers, upstreams)',
-      },
-    ]);
-  });
-
-  it('rejects an unknown key inside an upstream', () => {
-    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
-    expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, maxConcurrent, maxConcurrentPerPrincipal, command, args, env, cwd, restart)`,
-    );
-  });
-
-  it('reports wrong types as expected versus found', () => {
-    const text = 'listen: { port: "eighty" }\nupstreams:\n  - { name: a, command: x, args: [1, true] }\n  - 7\n';
-    expect(formatOf(() => parse(text)).split('\n')).toEqual([
-      `${FILE}:1:17 /listen/port: expected integer, got string`,
-      `${FILE}:3:35 /upstreams/0/args/0: expected string, got number`,
-      `${FILE}:3:38 /upstreams/0/args/1: expected string, got boolean`,
-      `${FILE}:4:5 /upstreams/1: expected object, got number`,
-    ]);
-  });
-
-  it('reports a bad duration with the accepted forms', () => {
-    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n  - name: b\n    url: http://h/mcp\n    timeout: thirty\n';
-    expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:6:14 /upstreams/1/timeout: expected a duration like "30s" or a number of milliseconds, got "thirty"`,
-    );
-  });
-
-  it('rejects an upstream with both url and command', () => {
-    const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    command: node\n';
-    expect(issuesOf(() => parse(text))).toEqual([
-      {
-        file: FILE,
-        path: '/upstreams/0',
-        line: 2,
-        column: 5,
-        message: 'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)',
-      },
-    ]);
-  });
-
-  it('rejects an upstream with none of url, route and command', () => {
-    expect(formatOf(() => parse('upstreams:\n  - name: a\n    prefix: x\n'))).toBe(
-      `${FILE}:2:5 /upstreams/0: upstream must have exactly one of \`url\` (HTTP), \`route\` (routed HTTP) or \`command\` (stdio)`,
-    );
-  });
-
-  it('rejects duplicate upstream names', () => {
-    const text = 'upstreams:\n  - { name: a, command: x }\n  - { name: a, url: "http://h" }\n';
-    expect(issuesOf(() => parse(text))).toEqual([
-      { file: FILE, path: '/upstreams/1/name', line: 3, column: 13, message: 'duplicate upstream name "a" (already used by /upstreams/0)' },
-    ]);
-  });
-
-  it('rejects duplicate prefixes, naming both upstreams', () => {
-    const text = 'upstreams:\n  - { name: github, command: x }\n  - { name: gh, command: y, prefix: github }\n';
-    expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:3:37 /upstreams/1/prefix: upstreams "github" and "gh" both use the prefix "github"; give one a different \`prefix\``,
-    );
-  });
-
-  it('allows an empty prefix, even on several upstreams', () => {
-    const text = 'upstreams:\n  - { name: a, command: x, prefix: "" }\n  - { name: b, command: y, prefix: "" }\n  - { name: c, command: z }\n';
-    expect(parse(text).upstreams.map((u) => [u.name, u.prefix])).toEqual([['a', ''], ['b', ''], ['c', 'c']]);
-  });
-
-  it('rejects a session secret that is not 32 bytes, without echoing it', () => {
-    const text = 'upstreams: []\nsessions: { secret: "${S}" }\n';
-    const expected = (found: string) =>
-      `${FILE}:2:21 /sessions/secret: expected a 32-byte key as 64 hex characters or base64 (try \`openssl rand -hex 32\`), got ${found}`;
-    expect(formatOf(() => parse(text, { S: 'ab'.repeat(16) }))).toBe(expected('16 bytes'));
-    expect(formatOf(() => parse(text, { S: Buffer.alloc(31).toString('base64') }))).toBe(expected('31 bytes'));
-    expect(formatOf(() => parse(text, { S: 'not a key!' }))).toBe(expected('10 characters that are neither hex nor base64'));
-    const base64 = Buffer.alloc(32, 1).toString('base64');
-    expect(parse(text, { S: base64 }).sessions.secret).toBe(base64);
-    expect(parse(text, { S: HEX_SECRET }).sessions.secret).toBe(HEX_SECRET);
-    expect(parse('upstreams: []\nsessions: { secret: "${S:-}" }\n').sessions.secret).toBeUndefined();
-  });
-
-  it('shows a rejected URL without its userinfo, query or fragment, which can hold credentials', () => {
-    const text = [
-      'upstreams:',
-      '  - name: a',
-      '    url: "htp://svc:hunter2@127.0.0.1:1/mcp?api_key=SEKRET1#frag"',
-      '  - name: b',
-      '    url: https://127.0.0.1:1/mcp',
-      '    auth: { type: client_credentials, tokenUrl: "ftp://id:SEKRET2@auth.example/token?x=1", clientId: c, clientSecret: s }',
-      '',
-    ].join('\n');
-    const shown = formatOf(() => parse(text));
-    expect(shown).toBe(
-      [
-        `${FILE}:3:10 /upstreams/0/url: expected an http:// or https:// URL, got "htp://***@127.0.0.1:1/mcp?***#***"`,
-        `${FILE}:6:49 /upstreams/1/auth/tokenUrl: expected an http:// or https:// URL, got "ftp://***@auth.example/token?***"`,
-      ].join('\n'),
-    );
-    for (const secret of ['hunter2', 'SEKRET1', 'SEKRET2', 'svc:']) expect(shown).not.toContain(secret);
-  });
-
-  it('still shows a rejected plain value as written', () => {
-    expect(formatOf(() => parse('upstreams:\n  - name: a\n    url: "htp://127.0.0.1:1/mcp"\n'))).toBe(
-      `${FILE}:3:10 /upstreams/0/url: expected an http:// or https:// URL, got "htp://127.0.0.1:1/mcp"`,
-    );
-  });
-
-  it('reports every problem at once, in file order', () => {
-    const text = 'bogus: 1\nlisten: { port: 70000 }\nupstreams:\n  - { name: "-a", command: x }\n';
-    expect(issuesOf(() => parse(text)).map((i) => [i.path, i.line])).toEqual([
-      ['/bogus', 1],
-      ['/listen/port', 2],
-      ['/upstreams/0/name', 4],
-    ]);
-  });
-
-  it('invalid YAML syntax names the file and line', () => {
-    expect(issuesOf(() => parse('upstreams:\n  - name: a\n   bad: [\n'))[0]).toEqual({
-      file: FILE,
-      path: '',
-      line: 3,
-      column: 1,
-      message: 'invalid YAML: Sequence item without - indicator',
-    });
-    expect(formatOf(() => parse('a: 1\na: 2\n'))).toBe(`${FILE}:2:1: invalid YAML: Map keys must be unique`);
   });
 });
 

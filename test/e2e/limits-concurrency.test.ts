@@ -74,17 +74,19 @@ describe('per-principal concurrency', () => {
     expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'maxConcurrentPerPrincipal' })).toBe(62);
     const audited = records().filter((r) => r.type === 'request' && r.errorCode === -31030);
     expect(audited).toHaveLength(62);
-    expect(audited[0]).toMatchObject({ method: 'tools/call', name: 'up__slow', principal: { subject: 'alice' }, outcome: 'error' });
+    expect(audited[0]).toMatchObject({ method: 'tools/call', name: 'up__slow', principal: { subject: 'alice' }, outcome: 'error', limit: 'maxConcurrentPerPrincipal' });
   });
 });
 
 describe("an upstream's own maxConcurrent", () => {
-  it('queues calls past it, runs them as places free, and refuses past the queue bound or timeout', async () => {
+  it('queues calls past it, counts each wait, runs them as places free, and refuses past the queue bound or timeout, audited with the limit', async () => {
     await start('{ maxQueuedCalls: 1, queueTimeout: 1s }', ', maxConcurrent: 1');
     const first = slowCall(ALICE, 300);
     await expect.poll(() => metricValue(gw!.url, 'gatehouse_upstream_calls_running', { upstream: 'up' })).toBe(1);
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'maxConcurrent' })).toBe(0);
     const waiting = modernCall(gw!.url, BOB, 'up__echo', { message: 'after' });
     await expect.poll(() => metricValue(gw!.url, 'gatehouse_upstream_calls_queued', { upstream: 'up' })).toBe(1);
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'maxConcurrent' })).toBe(1);
     const full = await modernCall(gw!.url, BOB, 'up__echo', { message: 'too many' });
     expect(full.status).toBe(503);
     expect(full.json.error.data.limit).toBe('maxQueuedCalls');
@@ -98,5 +100,11 @@ describe("an upstream's own maxConcurrent", () => {
     expect(late.json.error.data.limit).toBe('queueTimeout');
     expect(late.json.error.message).toContain('maxConcurrent');
     expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'queueTimeout' })).toBe(1);
+    // Two calls waited at the full upstream (the one that got in later, the one that timed
+    // out; the one the queue bound refused counts as maxQueuedCalls); both refusals say why in the trail.
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'maxConcurrent' })).toBe(2);
+    await expect.poll(() => records().filter((r) => r.type === 'request' && r.limit !== undefined).map((r) => r.limit)).toEqual(['maxQueuedCalls', 'queueTimeout']);
+    const refusal = records().find((r) => r.limit === 'queueTimeout');
+    expect(refusal).toMatchObject({ method: 'tools/call', name: 'up__echo', principal: { subject: 'bob' }, outcome: 'error', errorCode: -31030 });
   });
 });

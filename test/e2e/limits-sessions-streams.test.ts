@@ -1,7 +1,8 @@
 // Legacy sessions and notification streams are capped overall and per principal: past a cap
 // the gateway answers 503 with Retry-After and a JSON-RPC error naming the limit, records the
 // refusal and counts it; what one principal holds never keeps another out of the rest. Streams
-// end cleanly at their maximum lifetime, and every stream's opening and end is in the audit trail.
+// end cleanly at their maximum lifetime or once idle for limits.streamIdleTimeout, and every
+// stream's opening and end is in the audit trail.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +168,20 @@ describe('stream caps', () => {
     await expect.poll(() => get.sse.ended(), { timeout: 5_000 }).toBe(true);
     await expect.poll(() => records().filter((r) => r.event === 'stream_closed' && r.detail.reason === 'lifetime').length).toBe(2);
     expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'streamMaxLifetime' })).toBe(2);
+    expect(await metricValue(gw!.url, 'gatehouse_streams')).toBe(0);
+  });
+
+  it('ends a stream that sent nothing for streamIdleTimeout, long before its lifetime, and says so', async () => {
+    await start('{ streamIdleTimeout: 300ms, streamMaxLifetime: 1h }');
+    const { sse } = await listen(ALICE, 'idle-1');
+    const sid = await openSession(BOB);
+    const get = await getStream(sid, BOB);
+    await expect.poll(() => sse.ended(), { timeout: 5_000 }).toBe(true);
+    expect(sse.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'idle-1', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'idle-1' } } });
+    await expect.poll(() => get.sse.ended(), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => records().filter((r) => r.event === 'stream_closed' && r.detail.reason === 'idle').map((r) => r.detail.stream).sort()).toEqual(['get', 'listen']);
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'streamIdleTimeout' })).toBe(2);
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'streamMaxLifetime' })).toBe(0);
     expect(await metricValue(gw!.url, 'gatehouse_streams')).toBe(0);
   });
 });

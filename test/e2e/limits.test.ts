@@ -4,32 +4,27 @@
 // counts each refusal. A new limit that skips either fails here. Real gateway, real HTTP.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { LIMIT_NAMES } from '../../src/telemetry/metrics.ts';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, REPO_ROOT, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { startModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, modernHeaders, postJson, REPO_ROOT, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 
 /** Keys under `limits` that are not limits on what a request or an answer may cost. */
 const NOT_LIMITS = new Set(['pageSize']);
 const LIMIT_KEYS = Object.keys(CONFIG_SCHEMA.properties.limits.properties).filter((k) => !NOT_LIMITS.has(k));
 
-let upstream: ModernUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (upstream) => `
 limits: { maxBodyBytes: 2048, maxHeaderCount: 30, maxHeaderBytes: 3000 }
 upstreams:
   - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+`,
+  ready: (bed) => ({ gw } = bed),
 });
 
 async function hits(): Promise<Record<string, number>> {

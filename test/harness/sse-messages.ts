@@ -70,3 +70,19 @@ async function pump(body: ReadableStream<Uint8Array>, arrived: (message: unknown
     }
   }
 }
+
+/** JSON-RPC messages of an SSE body, one per event's data (MCP 2026-07-28, basic/transports/streamable-http (responses)). */
+export async function* sseMessages(res: Response): AsyncGenerator<any> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buf += value;
+    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+      const data = buf.slice(0, i).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      buf = buf.slice(i + 2);
+      if (data) yield JSON.parse(data);
+    }
+  }
+}

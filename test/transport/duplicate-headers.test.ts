@@ -7,23 +7,22 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { startModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 import { rawExchange } from './raw-http.ts';
 
 const KEY = 'dup-header-key-0123456789abcdefghijkl';
 const OTHER = 'dup-header-other-0123456789abcdefghij';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 
-let upstream: ModernUpstream;
 let gw: TestGateway;
-let auditDir: string;
+const auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-dup-headers-'));
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-dup-headers-'));
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (upstream) => `
 identity:
   resource: http://gatehouse.test/mcp
   apiKeys:
@@ -32,13 +31,8 @@ identity:
 audit: { dir: "${auditDir}" }
 upstreams:
   - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+`,
+  ready: (bed) => ({ gw } = bed),
 });
 
 const BODY = JSON.stringify(modernBody(1, 'tools/list'));

@@ -3,26 +3,21 @@
 // are refused (400, -32600, saying to send the id as a string); the largest exact integer and
 // a string of any digits come back as sent. The same for a progress token, which returns in
 // every progress notification. Raw HTTP, so that the digits on the wire are what is checked.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { startModernUpstream } from '../fixtures/modern-upstream.ts';
+import type { TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 import { rawExchange } from './raw-http.ts';
 
-let upstream: ModernUpstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (upstream) => `
 upstreams:
   - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+`,
+  ready: (bed) => ({ gw } = bed),
 });
 
 const META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}';

@@ -6,30 +6,24 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { startModernUpstream } from '../fixtures/modern-upstream.ts';
+import { modernBody, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
 import { openSocket, parseResponse } from './raw-http.ts';
 
-let upstream: ModernUpstream;
 let gw: TestGateway;
-let auditDir: string;
+const auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-slow-body-'));
 
-beforeAll(async () => {
-  upstream = await startModernUpstream();
-  auditDir = mkdtempSync(join(tmpdir(), 'gatehouse-slow-body-'));
-  gw = await startTestGateway(`
+useGatewayBed({
+  upstream: () => startModernUpstream(),
+  config: (upstream) => `
 limits: { bodyTimeout: 300ms }
 audit: { dir: "${auditDir}" }
 upstreams:
   - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
+`,
+  ready: (bed) => ({ gw } = bed),
 });
 
 const BODY = JSON.stringify(modernBody(1, 'tools/list'));

@@ -139,6 +139,22 @@ describe('resuming a 2025-11-25 stream the upstream closed early (MCP 2025-11-25
 });
 
 describe('exchange with other answers', () => {
+  it('reads a JSON body that arrives in many chunks, characters split between them whole', async () => {
+    const text = 'é€😀'.repeat(20_000);
+    const p = await serve((_req, res, body) => {
+      const bytes = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { text } }));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+      // Odd-sized pieces, so that some end inside a multi-byte character; flushed one by one.
+      const write = (at: number): void => {
+        if (at >= bytes.length) return void res.end();
+        res.write(bytes.subarray(at, at + 7_777), () => write(at + 7_777));
+      };
+      write(0);
+    });
+    const outcome = await exchange(input(p));
+    expect(outcome).toMatchObject({ kind: 'response', message: { id: 7, result: { text } } });
+  });
+
   it('reads a JSON body', async () => {
     const p = await serve((_req, res, body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { json: 1 } })));
     expect(await exchange(input(p))).toMatchObject({ kind: 'response', message: { result: { json: 1 } } });

@@ -5,8 +5,13 @@
 // - /readyz and `lastError`: the URL's origin and the system error (ECONNREFUSED, ...);
 // - the log: origin and path and the system error; never userinfo, query or fragment.
 import type { ExchangeOutcome } from './http-exchange.ts';
-import { describeNetworkError } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
+
+/** A network error in words, with its system code (ECONNREFUSED, ...) when there is one. */
+export function describeNetworkError(e: Error): string {
+  const cause = (e as Error & { cause?: { code?: string } }).cause;
+  return cause?.code ? `${e.message} (${cause.code})` : e.message;
+}
 
 /** An exchange that got no answer to read. */
 export type Unanswered = Extract<ExchangeOutcome, { kind: 'network_error' | 'timeout' | 'aborted' | 'too_large' | 'over_budget' }>;

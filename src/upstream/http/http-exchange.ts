@@ -89,6 +89,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: IncomingHttpHeaders = {};
   private chunks: Buffer[] = [];
+  /** A JSON body of more than one chunk, decoded as it arrives (onResponseData). */
+  private texts: string[] | undefined;
   private size = 0;
   private sse: SseParser | undefined;
   private decoder: TextDecoder | undefined;
@@ -148,9 +150,18 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
         if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
-        this.chunks.push(chunk);
         this.size += chunk.length;
-        if (this.size > this.maxAnswer) this.tooLarge(this.maxAnswer);
+        if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
+        // The usual body is one chunk, decoded at the end. A longer JSON body is decoded as it
+        // comes, so that its buffers go at once: a Buffer.concat at the end would hold it three
+        // times (chunks, joined buffer, text) rather than twice (pieces and their join).
+        if (this.reading === 'json' && (this.texts !== undefined || this.chunks.length === 1)) {
+          this.decoder ??= new TextDecoder();
+          this.texts ??= [this.decoder.decode(this.chunks.pop()!, { stream: true })];
+          this.texts.push(this.decoder.decode(chunk, { stream: true }));
+          return;
+        }
+        this.chunks.push(chunk);
         return;
       default:
         return;
@@ -226,16 +237,16 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private settleBody(): void {
-    const text = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
+    const texts = this.texts;
+    const text = texts ? texts.join('') + this.decoder!.decode() : (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
     this.chunks = [];
+    this.texts = undefined;
     const m = parseWireMessage(text);
     const { status, headers } = this;
-    if (this.reading === 'error') {
-      const bodyText = text.slice(0, MAX_ERROR_BODY);
-      return this.settle({ kind: 'http_error', status, headers, bodyText, ...(m && isResponseTo(m, undefined) ? { message: m } : {}) });
-    }
+    const bodyText = text.slice(0, MAX_ERROR_BODY);
+    if (this.reading === 'error') return this.settle({ kind: 'http_error', status, headers, bodyText, ...(m && isResponseTo(m, undefined) ? { message: m } : {}) });
     if (m && isResponseTo(m, this.id)) return this.settle({ kind: 'response', status, headers, message: m });
-    this.settle({ kind: 'http_error', status, headers, bodyText: text.slice(0, MAX_ERROR_BODY) });
+    this.settle({ kind: 'http_error', status, headers, bodyText });
   }
 
   /** The answers in flight hold the whole budget: this one stops here, like one too large. */
@@ -246,16 +257,15 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** The answer will not fit: stop reading and close the connection (the rest is never read). */
   private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
     this.chunks = [];
+    this.texts = undefined;
     this.sse = undefined;
     this.reading = 'drain';
     this.stop({ kind, limit }, new Error(`upstream answer over ${limit}`));
   }
 
-  /**
-   * The final response SHOULD end the stream (MCP 2026-07-28, basic/transports/streamable-http (responses)): read what is left, unparsed, so the
-   * keep-alive connection returns to the pool, but never wait on a server that keeps the
-   * stream open.
-   */
+  /** The final response SHOULD end the stream (MCP 2026-07-28, basic/transports/streamable-http
+   * (responses)): read what is left, unparsed, so the keep-alive connection returns to the
+   * pool, but never wait on a server that keeps the stream open. */
   private drain(): void {
     this.reading = 'drain';
     this.sse = undefined;
@@ -287,10 +297,4 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
 export function headerString(v: string | string[] | undefined): string {
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
-}
-
-/** A network error in words, with its system code (ECONNREFUSED, ...) when there is one. */
-export function describeNetworkError(e: Error): string {
-  const cause = (e as Error & { cause?: { code?: string } }).cause;
-  return cause?.code ? `${e.message} (${cause.code})` : e.message;
 }

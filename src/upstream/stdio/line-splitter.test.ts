@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AnswerBudget } from '../../limits/answer-budget.ts';
 import { LineSplitter, OVERLONG_SNIPPET_BYTES, type OverlongLine } from './line-splitter.ts';
 
 function splitter(max: number) {
@@ -39,7 +40,7 @@ describe('LineSplitter', () => {
     s.push(Buffer.from('0123456789\n'));
     expect(lines).toEqual(['0123456789']);
     s.push(Buffer.from('0123456789A\r\nnext\n'));
-    expect(overlong).toEqual([{ head: '0123456789A', tail: '0123456789A', bytes: 11 }]);
+    expect(overlong).toEqual([{ head: '0123456789A', tail: '0123456789A', bytes: 11, overBudget: false }]);
     expect(lines).toEqual(['0123456789', 'next']);
   });
 
@@ -64,5 +65,28 @@ describe('LineSplitter', () => {
     expect(overlong[0]!.tail.endsWith('xxx"}')).toBe(true);
     expect(Buffer.byteLength(overlong[0]!.tail)).toBe(OVERLONG_SNIPPET_BYTES);
     expect(lines).toEqual(['{"ok":true}']);
+  });
+
+  it('charges a line to the shared budget while it is read and parsed, and drops one that does not fit', () => {
+    const budget = new AnswerBudget(100);
+    const lines: string[] = [];
+    const held: number[] = [];
+    const overlong: OverlongLine[] = [];
+    const s = new LineSplitter(1_000, { line: (l) => (lines.push(l), held.push(budget.bytes())), overlong: (o) => overlong.push(o) }, budget.meter());
+    s.push(Buffer.from('a'.repeat(60)));
+    expect(budget.bytes()).toBe(60);
+    s.push(Buffer.from('a\n'));
+    // Still charged while its sink runs (the parse), given back after.
+    expect(held).toEqual([61]);
+    expect(budget.bytes()).toBe(0);
+    // Another answer in flight holds 50: a line of 60 no longer fits beside it.
+    expect(budget.take(50)).toBe(true);
+    s.push(Buffer.from('{"id":3,"r":"'));
+    s.push(Buffer.from('b'.repeat(60)));
+    expect(budget.bytes()).toBe(50);
+    s.push(Buffer.from('"}\nnext\n'));
+    expect(overlong).toEqual([{ head: `{"id":3,"r":"${'b'.repeat(60)}`, tail: `{"id":3,"r":"${'b'.repeat(60)}"}`, bytes: 75, overBudget: true }]);
+    expect(lines).toEqual(['a'.repeat(61), 'next']);
+    expect(budget.bytes()).toBe(50);
   });
 });

@@ -7,6 +7,12 @@
 // came before). LF ends a line and a CR before it is dropped, as readline does; bytes are
 // decoded as UTF-8 only once a whole line is there, so a character split between chunks
 // stays whole.
+//
+// With a meter (limits.maxInflightAnswerBytes, answer-budget.ts), what a line holds while it
+// is read is also charged to the budget shared with every other answer in flight; a line
+// whose next piece does not fit is dropped like an overlong one (`overBudget`), and what it
+// held goes back. A whole line stays charged until its sink returns, i.e. while it is parsed.
+import type { AnswerMeter } from '../../limits/answer-budget.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -20,6 +26,8 @@ export interface OverlongLine {
   tail: string;
   /** Length of the whole line in bytes, end of line excluded. */
   bytes: number;
+  /** Dropped because the shared budget had no room for it, not for its own length. */
+  overBudget: boolean;
 }
 
 export interface LineSink {
@@ -32,11 +40,12 @@ export class LineSplitter {
   private pieces: Buffer[] = [];
   private held = 0;
   /** Set while the current line is over the limit: what is kept of it. */
-  private over: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+  private over: { head: Buffer; tail: Buffer; bytes: number; overBudget: boolean } | undefined;
 
   constructor(
     private readonly maxBytes: number,
     private readonly sink: LineSink,
+    private readonly meter?: AnswerMeter,
   ) {}
 
   /** Bytes of an unfinished line held right now: never more than maxBytes. */
@@ -67,7 +76,8 @@ export class LineSplitter {
       this.keepTail(piece);
       return;
     }
-    if (this.held + piece.length <= this.maxBytes) {
+    const within = this.held + piece.length <= this.maxBytes;
+    if (within && (this.meter === undefined || this.meter.charge(piece.length))) {
       // A view, not a copy: a line that ends in this chunk (the usual case) is decoded from it directly.
       this.pieces.push(piece);
       this.held += piece.length;
@@ -76,7 +86,8 @@ export class LineSplitter {
     const line = Buffer.concat([...this.pieces, piece]);
     this.pieces = [];
     this.held = 0;
-    this.over = { head: Buffer.from(line.subarray(0, OVERLONG_SNIPPET_BYTES)), tail: Buffer.alloc(0), bytes: 0 };
+    this.meter?.release();
+    this.over = { head: Buffer.from(line.subarray(0, OVERLONG_SNIPPET_BYTES)), tail: Buffer.alloc(0), bytes: 0, overBudget: within };
     this.keepTail(line);
   }
 
@@ -94,13 +105,17 @@ export class LineSplitter {
       const cr = over.tail.at(-1) === CR ? 1 : 0;
       // The head is the whole line when the line is shorter than a snippet: then it ends in the CR too.
       const head = over.head.length === over.bytes ? over.head.subarray(0, over.head.length - cr) : over.head;
-      this.sink.overlong({ head: head.toString('utf8'), tail: over.tail.subarray(0, over.tail.length - cr).toString('utf8'), bytes: over.bytes - cr });
+      this.sink.overlong({ head: head.toString('utf8'), tail: over.tail.subarray(0, over.tail.length - cr).toString('utf8'), bytes: over.bytes - cr, overBudget: over.overBudget });
       return;
     }
     let line = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, this.held);
     this.pieces = [];
     this.held = 0;
     if (line.at(-1) === CR) line = line.subarray(0, -1);
-    this.sink.line(line.toString('utf8'));
+    try {
+      this.sink.line(line.toString('utf8'));
+    } finally {
+      this.meter?.release();
+    }
   }
 }

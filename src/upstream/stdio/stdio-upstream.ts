@@ -23,6 +23,8 @@ import { LineSplitter, type OverlongLine } from './line-splitter.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 import { spawnChild } from './spawn-child.ts';
 import { StdinBatch } from './stdin-batch.ts';
+import { AnswerOverBudget, AnswerTooLarge, callFailure, ProcessGone, TimeoutError } from './call-failure.ts';
+import type { AnswerBudget } from '../../limits/answer-budget.ts';
 
 interface Pending {
   resolve: (m: JsonRpcResponse | Error) => void;
@@ -51,8 +53,14 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     },
   );
 
-  /** `now` judges how long a child stayed up (the backoff); tests pass their own clock. */
-  constructor(config: StdioUpstreamConfig, logger: Logger, now: () => number = Date.now) {
+  /** `now` judges how long a child stayed up (the backoff); tests pass their own clock.
+   * `budget`: the memory budget of answers in flight, shared with every other upstream. */
+  constructor(
+    config: StdioUpstreamConfig,
+    logger: Logger,
+    now: () => number = Date.now,
+    private readonly budget?: AnswerBudget,
+  ) {
     super(config, 'stdio', logger);
     this.backoff = new RestartBackoff(config.restart, now);
   }
@@ -108,15 +116,16 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.markUp();
   }
 
-  /** Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes, a log line
-   * by STDERR_LINE_BYTES (line-splitter.ts). */
+  /** Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes and, with
+   * the other answers in flight, by limits.maxInflightAnswerBytes; a log line by
+   * STDERR_LINE_BYTES (line-splitter.ts). */
   private read(child: ChildProcessWithoutNullStreams): void {
     const stderr = new LineSplitter(STDERR_LINE_BYTES, {
       line: (line) => this.logger.info('upstream stderr', { line }),
       overlong: (o) => this.logger.info('upstream stderr', { line: o.head, truncated: true, bytes: o.bytes }),
     });
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk)).on('end', () => stderr.end());
-    const stdout = new LineSplitter(this.config.limits.maxAnswerBytes, { line: (line) => this.onLine(line), overlong: (o) => this.onOverlong(o) });
+    const stdout = new LineSplitter(this.config.limits.maxAnswerBytes, { line: (line) => this.onLine(line), overlong: (o) => this.onOverlong(o) }, this.budget?.meter());
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk)).on('end', () => stdout.end());
   }
 
@@ -180,16 +189,19 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     p.resolve(m);
   }
 
-  /** A line over limits.maxUpstreamAnswerBytes: it was not kept, so the call it answers fails
-   * now rather than at its timeout. Which call, its id says when it can be read at either
-   * end; when it cannot, every call waiting on this process could be the one, and all fail. */
+  /** A line over limits.maxUpstreamAnswerBytes, or one the shared budget had no room for: it
+   * was not kept, so the call it answers fails now rather than at its timeout. Which call, its
+   * id says when it can be read at either end; when it cannot, every call waiting on this
+   * process could be the one, and all fail. (The budget's refusals are counted from the
+   * over_capacity error each failed call gets, as for HTTP upstreams.) */
   private onOverlong(o: OverlongLine): void {
-    const limit = this.config.limits.maxAnswerBytes;
-    this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
+    const limit = o.overBudget ? this.budget!.maxBytes : this.config.limits.maxAnswerBytes;
+    if (!o.overBudget) this.emit({ type: 'limit_hit', limit: 'maxUpstreamAnswerBytes' });
     const id = answerIdOf(o);
     const waiting = id !== undefined && this.pending.has(id) ? [id] : [...this.pending.keys()];
-    this.logger.warn('upstream answer too large, dropped', { limit, bytes: o.bytes, start: o.head.slice(0, 200), failedCalls: waiting.length });
-    const error = new AnswerTooLarge(limit);
+    const what = o.overBudget ? 'upstream answer over the memory budget, dropped' : 'upstream answer too large, dropped';
+    this.logger.warn(what, { limit, bytes: o.bytes, start: o.head.slice(0, 200), failedCalls: waiting.length });
+    const error = o.overBudget ? new AnswerOverBudget(limit) : new AnswerTooLarge(limit);
     for (const pendingId of waiting) this.pending.get(pendingId)?.resolve(error);
   }
 
@@ -248,9 +260,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     const m = await this.call(req.method, params, this.config.timeoutMs, req.onNotification, progressToken, req.signal);
-    if (m instanceof TimeoutError) return err({ kind: 'upstream_timeout', upstream: this.name, timeoutMs: this.config.timeoutMs });
-    if (m instanceof AnswerTooLarge) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m.message });
-    if (m instanceof Error) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: m instanceof ProcessGone ? 'the process ended' : m.message });
+    if (m instanceof Error) return err(callFailure(m, this.name));
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
 
@@ -275,18 +285,3 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.child?.kill('SIGKILL');
   }
 }
-
-class TimeoutError extends Error {
-  constructor(ms: number) {
-    super(`no answer within ${ms} ms`);
-  }
-}
-
-class AnswerTooLarge extends Error {
-  constructor(limit: number) {
-    super(`the answer exceeds the ${limit}-byte limit (limits.maxUpstreamAnswerBytes)`);
-  }
-}
-
-/** A call's process exited or never started; the message (command, exit code) is not for clients. */
-class ProcessGone extends Error {}
