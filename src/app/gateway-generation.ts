@@ -16,6 +16,8 @@ import type { DrainState } from '../http/drain-state.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
 import { buildAdminListener, buildListener } from '../http/listener.ts';
 import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
+import type { ConnectionCap } from '../http/connection-cap.ts';
+import { connectionCapLayer, type InFlightRequests } from '../http/request-caps.ts';
 import type { Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -45,6 +47,9 @@ export interface SharedParts {
   /** The /mcp endpoint (sessions, streams, pending client requests live in it). */
   endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
   drain: DrainState;
+  /** Connections open and requests being answered: counted across reloads (README, Limits). */
+  connections: ConnectionCap;
+  inFlight: InFlightRequests;
   event: (name: EventAuditRecord['event'], detail: JsonObject) => void;
   /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
   policySignal: boolean;
@@ -91,8 +96,13 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
   };
   const contextBudget = contextBudgetFor(deps, previous, enforcement);
   const gateway = createGateway({ ...deps, contextBudget });
-  // The HTTP ring of /mcp: observe outermost, then the guards, then identity (docs/architecture.md §4).
-  const mcp = compose([observeLayer(shared.observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, shared.endpoint));
+  // The HTTP ring of /mcp: observe outermost, then load shedding (README, Limits), the guards,
+  // identity, and the principal's own share of the requests in flight (docs/architecture.md §4).
+  const { connections, inFlight } = shared;
+  const mcp = compose(
+    [observeLayer(shared.observer, logger, config.listen.path), connectionCapLayer(connections), inFlight.overall(), guardLayer(config)],
+    withIdentity(authenticate, inFlight.perPrincipal(shared.endpoint)),
+  );
   const app = { config, upstreams, mcp, metrics: shared.metrics, logger, drain: shared.drain };
   return {
     config,

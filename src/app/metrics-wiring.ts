@@ -10,6 +10,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { LegacySessions } from '../transport/legacy-sessions.ts';
 import type { Notifier } from '../transport/notifier.ts';
 import type { Generation } from './gateway-generation.ts';
+import type { ConnectionCap } from '../http/connection-cap.ts';
+import type { InFlightRequests } from '../http/request-caps.ts';
 
 export interface MetricSources {
   catalog: Catalog;
@@ -20,6 +22,8 @@ export interface MetricSources {
   audit: MeasuredAuditTrail;
   logger: Logger;
   live: () => Generation;
+  connections: ConnectionCap;
+  inFlight: InFlightRequests;
 }
 
 export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): Metrics {
@@ -29,6 +33,8 @@ export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): M
     pendingApprovals: s.pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name),
     capacity: {
+      connections: () => s.connections.size(),
+      requests: () => s.inFlight.size(),
       catalog: () => catalog.stats(),
       failingLists: () => catalog.failingLists(),
       sessions: () => s.sessions.size(),
