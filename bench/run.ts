@@ -22,6 +22,7 @@ import { memory } from './scenarios/memory.ts';
 import { overload } from './scenarios/overload.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
+import { sessionCeiling } from './scenarios/session-ceiling.ts';
 import { soak } from './scenarios/soak.ts';
 import { stdioPeers } from './scenarios/stdio-peers.ts';
 import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
@@ -30,7 +31,7 @@ import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
 const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload];
 /** Minutes-long ramps: run with --long, or by name with --only. */
-const LONG_SCENARIOS: readonly Scenario[] = [];
+const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 const MAX_DEFAULT_PROFILES = 2;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
