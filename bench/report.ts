@@ -42,6 +42,8 @@ export const TARGETS: readonly Target[] = [
   { label: 'big results: gateway peak RSS growth ÷ result size, worst case', metric: 'bigResults.maxRssMultiple', op: '<=', threshold: 4, unit: '×' },
   { label: 'ceiling (--long): calls p99 with 20,000 sessions + 10,000 streams ÷ idle', metric: 'ceiling.p99Ratio', op: '<=', threshold: 1.5, unit: '×' },
   { label: 'overload at 3× capacity: accepted p99 ÷ p99 at half capacity', metric: 'overload.acceptedP99Ratio', op: '<=', threshold: 1.5, unit: '×' },
+  { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
+  { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
   { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
 ];
 

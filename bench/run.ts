@@ -6,7 +6,7 @@
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
 //        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak, bigResults,
-//        overload, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
+//        overload, mergedPeer, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { evaluateTargets, formatReport, writeJson } from './report.ts';
 import { bigResults } from './scenarios/big-results.ts';
 import { contextBudget } from './scenarios/context-budget.ts';
 import { memory } from './scenarios/memory.ts';
+import { mergedPeer } from './scenarios/merged-peer.ts';
 import { overload } from './scenarios/overload.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
@@ -29,7 +30,7 @@ import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload, mergedPeer];
 /** Minutes-long ramps: run with --long, or by name with --only. */
 const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 const MAX_DEFAULT_PROFILES = 2;

@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
+import { sdkLoad } from './sdk-load.ts';
 import { summarizeLatencies, type LatencySummary } from './statistics.ts';
 
 export interface LoadSpec {
@@ -22,6 +23,9 @@ export interface LoadSpec {
   /** Paced load only: a 503 carrying Retry-After and the JSON-RPC capacity error (-31030) is a
    * request shed, counted apart (`refused`, `refusedLatencyMs`), not a failure. */
   shed?: boolean;
+  /** Drive the endpoint through the MCP SDK 1.x client over this transport instead
+   * (sdk-load.ts; closed loop, `request.tool` called with an echo message). */
+  sdkTransport?: 'sse' | 'streamableHttp';
 }
 
 export interface LoadResult {
@@ -201,7 +205,13 @@ process.on('message', (msg: WorkerMessage) => {
     process.disconnect();
     return;
   }
-  (msg.spec.pacedRate ? pacedLoad(msg.spec, msg.spec.pacedRate) : runLoad(msg.spec)).then(
+  const { spec } = msg;
+  const run = spec.sdkTransport
+    ? sdkLoad({ url: spec.url, transport: spec.sdkTransport, tool: spec.request.kind === 'tools/call' ? spec.request.tool : '', connections: spec.connections, durationSec: spec.durationSec })
+    : spec.pacedRate
+      ? pacedLoad(spec, spec.pacedRate)
+      : runLoad(spec);
+  run.then(
     (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
     (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),
   );
