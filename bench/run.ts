@@ -6,7 +6,7 @@
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
 //        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak, bigResults,
-//        overload, mergedPeer, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
+//        overload, mergedPeer, scaleOut, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { mergedPeer } from './scenarios/merged-peer.ts';
 import { overload } from './scenarios/overload.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
+import { scaleOut } from './scenarios/scale-out.ts';
 import { sessionCeiling } from './scenarios/session-ceiling.ts';
 import { soak } from './scenarios/soak.ts';
 import { stdioPeers } from './scenarios/stdio-peers.ts';
@@ -30,7 +31,7 @@ import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload, mergedPeer];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload, mergedPeer, scaleOut];
 /** Minutes-long ramps: run with --long, or by name with --only. */
 const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 const MAX_DEFAULT_PROFILES = 2;
