@@ -87,6 +87,7 @@ export const scaleOut: Scenario = {
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const nginxBin = findNginx();
     if (!nginxBin) return { id: ID, title: this.title, rows: [], metrics: {}, skipped: 'nginx is not installed' };
+    if (!['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some((p) => existsSync(p))) return { id: ID, title: this.title, rows: [], metrics: {}, skipped: 'redis-server is not installed' };
     const stoppers: (() => Promise<void>)[] = [];
     try {
       const redis = await startRedis();
