@@ -47,6 +47,7 @@ export const TARGETS: readonly Target[] = [
   { label: 'scale-out: acknowledged calls without an audit record after SIGKILL', metric: 'scaleOut.lostAuditRecords', op: '<=', threshold: 0, unit: '' },
   { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
   { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
+  { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse (yardstick, no target in the issue)', metric: 'mergedPeer.hubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
   { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
 ];
 
