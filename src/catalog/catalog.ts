@@ -22,6 +22,10 @@ import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
 import { ListCircuit, type OpenList } from './list-circuit.ts';
 import { isUnsupportedList, partWithin, type PartWithinDeps } from './part-within.ts';
+import { applyOverlays, type AppliedOverlay } from '../overlays/apply-overlays.ts';
+import { checkWith, OverlayStates, type OverlayChange } from '../overlays/overlay-states.ts';
+import type { OverlaysConfig } from '../overlays/overlay-config.ts';
+import { SchemaValidator } from '../validation/schema-validator.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListFilter } from './filtered-views.ts';
@@ -46,6 +50,8 @@ export interface Resolved {
   name: string;
   item: JsonObject;
   headerParams: readonly HeaderParam[];
+  /** Set when an overlay shapes this item (the item and headerParams are then the client's view). */
+  overlay?: AppliedOverlay;
 }
 
 /** What the caches hold and have done (metrics, tests). */
@@ -71,6 +77,8 @@ export class Catalog {
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
+  private readonly overlayStates: OverlayStates;
+  private readonly checkValue = checkWith(new SchemaValidator());
 
   constructor(
     private config: GatewayConfig,
@@ -78,7 +86,10 @@ export class Catalog {
     private readonly logger: Logger,
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
+    /** The overlays of the endpoint this catalog serves (README, Virtual servers and overlays). */
+    private readonly overlays: OverlaysConfig = config.overlays,
   ) {
+    this.overlayStates = new OverlayStates(logger, (kind) => this.changed(kind));
     this.warnings = new WarnOnce(logger);
     const budget = config.limits.catalogCacheBytes;
     const evicted = (cache: CatalogCacheName): void => this.evictListener?.(cache);
@@ -151,6 +162,11 @@ export class Catalog {
   onDeepItems(listener: (count: number) => void): void {
     this.cache.onDeepItems = listener;
   }
+  /** Told of every overlay whose item was held back, released or found invalid (audit). */
+  onOverlayChange(listener: (change: OverlayChange) => void): void {
+    this.overlayStates.onChange(listener);
+  }
+
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);
@@ -186,6 +202,13 @@ export class Catalog {
     let view = this.views.get(key);
     if (!view) {
       view = buildMergedView(kind, present, missing, (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength });
+      // Overlaid once per built view, never per call; no overlays, no pass at all.
+      const overlays = kind === 'tools' ? this.overlays.tools : kind === 'prompts' ? this.overlays.prompts : [];
+      if (overlays.length > 0) {
+        const overlaid = applyOverlays(view, overlays, this.checkValue);
+        this.overlayStates.observe(overlaid, overlays);
+        view = overlaid;
+      }
       // Logged once per condition: per caller only where the list is the caller's own.
       const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
       this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
@@ -272,7 +295,8 @@ export class Catalog {
     const origin = view.index.get(exposed);
     if (!origin) return undefined;
     const upstream = this.byName.get(origin.upstream)!;
-    return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
+    const overlay = view.overlays?.get(exposed);
+    return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [], ...(overlay ? { overlay } : {}) };
   }
 
   /** The route of a uri (resource-routing.ts): undefined when no list or template accounts

@@ -29,6 +29,7 @@ export function checkConfig(config: GatewayConfig): CheckIssue[] {
   checkExposure(config, issues);
   checkNamesAndPrefixes(config, issues);
   checkShapingRules(config, issues);
+  checkOverlayUpstreams(config, issues);
   config.upstreams.forEach((u, i) => {
     if (u.kind === 'http') checkHttp(u, i, issues);
     else checkStdio(u, i, issues);
@@ -44,6 +45,14 @@ function checkShapingRules(config: GatewayConfig, issues: CheckIssue[]): void {
       issues.push({ path: toPointer(['resultShaping', 'rules', i, 'upstream']), message: `no upstream is named "${r.upstream}"` });
     }
   });
+}
+
+/** An overlay naming an upstream that does not exist would apply nowhere. */
+function checkOverlayUpstreams(config: GatewayConfig, issues: CheckIssue[]): void {
+  const names = new Set(config.upstreams.map((u) => u.name));
+  for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
+    if (o.upstream !== undefined && !names.has(o.upstream)) issues.push({ path: `${o.source.path}/upstream`, message: `no upstream is named "${o.upstream}"` });
+  }
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -15,6 +15,7 @@ import { durationSchema, type RawDuration } from './duration.ts';
 import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
+import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
@@ -146,6 +147,7 @@ export const CONFIG_SCHEMA = {
     metrics: METRICS_CONFIG_SCHEMA,
     toolSearch: TOOL_SEARCH_CONFIG_SCHEMA,
     resultShaping: RESULT_SHAPING_CONFIG_SCHEMA,
+    overlays: OVERLAYS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -276,6 +278,7 @@ export interface RawConfig {
   metrics?: { processMetrics?: boolean };
   toolSearch?: RawToolSearchConfig;
   resultShaping?: RawResultShapingConfig;
+  overlays?: RawOverlaysConfig;
   upstreams: RawUpstream[];
 }
 

@@ -13,6 +13,7 @@ import type { GatewayConfig, UpstreamConfig, UpstreamLimits } from './types.ts';
 import { normalizeConcurrency, normalizeLimits, type LimitsConfig } from './limits-config.ts';
 import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
+import { normalizeOverlaysConfig } from '../overlays/overlay-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -79,6 +80,8 @@ export function normalizeConfig(
   });
   const secret = raw.sessions?.secret;
   const shaping = normalizeShapingConfig(raw.resultShaping);
+  const overlays = normalizeOverlaysConfig(raw.overlays, absoluteFile);
+  issues.push(...overlays.issues);
   const config: GatewayConfig = {
     file: absoluteFile,
     listen: {
@@ -119,6 +122,7 @@ export function normalizeConfig(
     metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
     toolSearch: normalizeToolSearchConfig(raw.toolSearch),
     resultShaping: shaping.config,
+    overlays: overlays.config,
     upstreams,
   };
   for (const i of shaping.issues) issues.push({ path: `/resultShaping${i.path}`, message: i.message });

@@ -6,6 +6,7 @@ import type { IdentityConfig } from '../identity/identity-config.ts';
 import type { LimitsConfig, UpstreamConcurrency } from './limits-config.ts';
 import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
+import type { OverlaysConfig } from '../overlays/overlay-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -134,5 +135,7 @@ export interface GatewayConfig {
   toolSearch: ToolSearchConfig;
   /** Off (enabled false) unless the section is present (README, Context budget). */
   resultShaping: ResultShapingConfig;
+  /** Gateway-wide tool and prompt overlays; none unless the section is present (README, Virtual servers and overlays). */
+  overlays: OverlaysConfig;
   upstreams: readonly UpstreamConfig[];
 }
