@@ -98,3 +98,10 @@ export function auditRequests(gw: TestGateway): Record<string, any>[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'request');
 }
+
+/** The event records (type "event") of a running test gateway's audit trail, as written so far. */
+export function auditEvents(gw: TestGateway): Record<string, any>[] {
+  const file = join(gw.config.audit.dir, gw.config.audit.file);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'event');
+}
