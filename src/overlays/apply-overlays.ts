@@ -57,6 +57,8 @@ interface Plan {
   origin: ItemOrigin;
   name: string;
   applied?: AppliedOverlay;
+  /** Held back once its name is known not to collide: the collision is the clearer report. */
+  unconfirmed?: HeldOverlay;
 }
 
 /** The overlay meant for an item of the merged list: keyed by its upstream's own name first. */
@@ -86,11 +88,9 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
     }
     met.add(o);
     const at = { overlay: o, upstream: origin.upstream, original: origin.original, current: overlayHash(o.kind, item) };
-    if (o.sha256 === undefined) {
-      held.push({ ...at, state: 'unconfirmed', reason: 'no sha256 recorded for the upstream definition: run `gatehouse overlays confirm`' });
-      continue;
-    }
-    if (o.sha256 !== at.current) {
+    // A changed definition is quarantined whatever the overlay would make of it; an overlay
+    // not yet confirmed is still checked, so that a bad one is reported as such at once.
+    if (o.sha256 !== undefined && o.sha256 !== at.current) {
       held.push({ ...at, state: 'quarantined', reason: `the upstream definition changed since the overlay was confirmed (sha256 ${o.sha256}, now ${at.current})` });
       continue;
     }
@@ -99,7 +99,8 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
       held.push({ ...at, state: 'invalid', reason: made });
       continue;
     }
-    plans.push({ item: made.item, origin, name: made.item.name as string, applied: made.applied });
+    const unconfirmed: HeldOverlay | undefined = o.sha256 === undefined ? { ...at, state: 'unconfirmed', reason: 'no sha256 recorded for the upstream definition: run `gatehouse overlays confirm`' } : undefined;
+    plans.push({ item: made.item, origin, name: made.item.name as string, applied: made.applied, ...(unconfirmed ? { unconfirmed } : {}) });
   }
   for (const o of overlays) {
     if (met.has(o)) continue;
@@ -119,6 +120,10 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
     const other = p.applied?.overlay.name === undefined ? undefined : (keeps.get(p.name) ?? (index.has(p.name) ? { origin: index.get(p.name)! } : undefined));
     if (other) {
       held.push({ overlay: p.applied!.overlay, state: 'invalid', upstream: p.origin.upstream, original: p.origin.original, reason: `the rename to "${p.name}" collides with the ${noun(kind)} "${p.name}" of upstream "${other.origin.upstream}"` });
+      continue;
+    }
+    if (p.unconfirmed) {
+      held.push(p.unconfirmed);
       continue;
     }
     items.push(p.item);

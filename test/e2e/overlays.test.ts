@@ -85,7 +85,7 @@ afterAll(async () => {
 });
 
 type Tool = { name: string; title?: string; description?: string; annotations?: Record<string, unknown>; inputSchema: { properties?: Record<string, Record<string, unknown>>; required?: string[] } };
-const text = (r: { content?: unknown }): string[] => (r.content as { type: string; text: string }[]).map((c) => c.text);
+const text = (r: object): string[] => ((r as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text);
 
 describe('overlays confirm', () => {
   it('wrote a hash into every overlay of the file and kept its comments', () => {
