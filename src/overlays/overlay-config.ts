@@ -128,6 +128,7 @@ export const OVERLAYS_CONFIG_SCHEMA = {
   additionalProperties: false,
   properties: {
     tools: {
+      description: 'One overlay per tool.',
       type: 'array',
       items: {
         type: 'object',
@@ -136,13 +137,21 @@ export const OVERLAYS_CONFIG_SCHEMA = {
         properties: {
           tool: { ...NAME, description: 'The tool: its exposed name, or with `upstream` its own name.' },
           ...COMMON,
-          annotations: { type: 'object', description: 'Annotation values that replace the upstream ones (e.g. destructiveHint: true).', properties: { title: { type: 'string' }, readOnlyHint: { type: 'boolean' }, destructiveHint: { type: 'boolean' }, idempotentHint: { type: 'boolean' }, openWorldHint: { type: 'boolean' } } },
+          annotations: {
+            type: 'object',
+            description: 'Annotation values that replace the upstream ones (MCP 2026-07-28, server/tools: ToolAnnotations).',
+            additionalProperties: false,
+            properties: Object.fromEntries(
+              [['title', 'string'], ['readOnlyHint', 'boolean'], ['destructiveHint', 'boolean'], ['idempotentHint', 'boolean'], ['openWorldHint', 'boolean']].map(([k, t]) => [k, { type: t, description: `The ${k} clients see.` }]),
+            ),
+          },
           arguments: { type: 'object', description: 'Per argument name.', additionalProperties: argumentSchema(true) },
           outputNote: { type: 'string', minLength: 1, description: 'Appended to every result of the tool as a last text block.' },
         },
       },
     },
     prompts: {
+      description: 'One overlay per prompt.',
       type: 'array',
       items: {
         type: 'object',

@@ -92,6 +92,7 @@ describe('parseConfig: valid configs', () => {
       metrics: { processMetrics: true },
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
+      overlays: { tools: [], prompts: [] },
       upstreams: [
         {
           kind: 'http',
@@ -146,6 +147,7 @@ describe('parseConfig: valid configs', () => {
       metrics: { processMetrics: false },
       toolSearch: DEFAULT_TOOL_SEARCH,
       resultShaping: DEFAULT_SHAPING,
+      overlays: { tools: [], prompts: [] },
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY },
         {
