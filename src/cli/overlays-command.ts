@@ -56,7 +56,8 @@ export async function overlaysCommand(argv: string[]): Promise<number> {
     if (changed.length === 0) return 0;
     const doc = parseDocument(readFileSync(file, 'utf8'));
     for (const r of changed) doc.setIn([...fromPointer(r.overlay.source.path).map((s) => (/^\d+$/.test(s) ? Number(s) : s)), 'sha256'], r.current);
-    writeFileSync(file, doc.toString());
+    // lineWidth 0: long descriptions stay on their lines, so the diff is the hashes alone.
+    writeFileSync(file, doc.toString({ lineWidth: 0 }));
     process.stdout.write(`wrote ${changed.length} hash${changed.length === 1 ? '' : 'es'} to ${file}; restart the gateway to apply them\n`);
     return 0;
   });
