@@ -22,10 +22,8 @@ import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
 import { ListCircuit, type OpenList } from './list-circuit.ts';
 import { isUnsupportedList, partWithin, type PartWithinDeps } from './part-within.ts';
-import { applyOverlays, type AppliedOverlay } from '../overlays/apply-overlays.ts';
-import { checkWith, OverlayStates, type OverlayChange } from '../overlays/overlay-states.ts';
-import type { OverlaysConfig } from '../overlays/overlay-config.ts';
-import { SchemaValidator } from '../validation/schema-validator.ts';
+import type { AppliedOverlay } from '../overlays/apply-overlays.ts';
+import { OverlayStates, type OverlayChange } from '../overlays/overlay-states.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListFilter } from './filtered-views.ts';
@@ -78,7 +76,6 @@ export class Catalog {
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
   private readonly overlayStates: OverlayStates;
-  private readonly checkValue = checkWith(new SchemaValidator());
 
   constructor(
     private config: GatewayConfig,
@@ -86,10 +83,8 @@ export class Catalog {
     private readonly logger: Logger,
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
-    /** The overlays of the endpoint this catalog serves (README, Virtual servers and overlays). */
-    private readonly overlays: OverlaysConfig = config.overlays,
   ) {
-    this.overlayStates = new OverlayStates(logger, (kind) => this.changed(kind));
+    this.overlayStates = new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
     this.warnings = new WarnOnce(logger);
     const budget = config.limits.catalogCacheBytes;
     const evicted = (cache: CatalogCacheName): void => this.evictListener?.(cache);
@@ -202,13 +197,8 @@ export class Catalog {
     let view = this.views.get(key);
     if (!view) {
       view = buildMergedView(kind, present, missing, (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength });
-      // Overlaid once per built view, never per call; no overlays, no pass at all.
-      const overlays = kind === 'tools' ? this.overlays.tools : kind === 'prompts' ? this.overlays.prompts : [];
-      if (overlays.length > 0) {
-        const overlaid = applyOverlays(view, overlays, this.checkValue);
-        this.overlayStates.observe(overlaid, overlays);
-        view = overlaid;
-      }
+      // Overlaid once per built view, never per call (README, Virtual servers and overlays).
+      view = this.overlayStates.apply(view);
       // Logged once per condition: per caller only where the list is the caller's own.
       const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
       this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));

@@ -39,7 +39,7 @@ export async function withUpstreams(command: string, file: string, run: (s: Upst
     for (const u of down) process.stderr.write(`gatehouse ${command}: upstream "${u.name}" is not reachable: ${u.status().lastError ?? 'it did not start'}\n`);
     if (down.length > 0) return 2;
     const secret = randomBytes(32);
-    return await run({ config, logger, catalog: (overlays) => new Catalog(config, upstreams, logger, secret, Date.now, overlays) });
+    return await run({ config, logger, catalog: (overlays) => new Catalog({ ...config, overlays }, upstreams, logger, secret) });
   } finally {
     await Promise.all(upstreams.map((u) => u.close()));
   }

@@ -1,15 +1,16 @@
-// The edge of the overlays: each merged view is overlaid once (apply-overlays.ts, pure), and
-// here the catalog learns what that changed. An overlay whose item went into or out of
+// The edge of the overlays: each merged view the catalog builds is overlaid here once
+// (apply-overlays.ts, pure), and the catalog learns what that changed. An overlay whose item went into or out of
 // quarantine (or became invalid, missing, or applied) is logged, handed to the listener (the
 // audit trail), and, when clients may already hold a list without (or with) the item, the
 // list is announced as changed: the upstream said nothing, so only the gateway can tell them
 // (MCP 2026-07-28, server/tools: notifications/tools/list_changed).
+import type { MergedView } from '../catalog/merged-view.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import type { SchemaValidator } from '../validation/schema-validator.ts';
+import { SchemaValidator } from '../validation/schema-validator.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import type { CheckValue } from './narrow-input-schema.ts';
-import { describeSource, type Overlay } from './overlay-config.ts';
-import type { HeldState, OverlaidView } from './apply-overlays.ts';
+import { describeSource, type Overlay, type OverlaysConfig } from './overlay-config.ts';
+import { applyOverlays, type HeldState, type OverlaidView } from './apply-overlays.ts';
 
 export interface OverlayChange {
   kind: 'tools' | 'prompts';
@@ -33,17 +34,28 @@ export function checkWith(validator: SchemaValidator): CheckValue {
 export class OverlayStates {
   private readonly last = new Map<Overlay, string>();
   private listener: ((change: OverlayChange) => void) | undefined;
+  private readonly check = checkWith(new SchemaValidator());
 
   constructor(
+    private readonly overlays: OverlaysConfig,
     private readonly logger: Logger,
     private readonly announce: (kind: 'tools' | 'prompts') => void,
   ) {}
+
+  /** The view as clients are served it; the same view when no overlay is configured for its kind. */
+  apply(view: MergedView): MergedView {
+    const overlays = view.kind === 'tools' ? this.overlays.tools : view.kind === 'prompts' ? this.overlays.prompts : [];
+    if (overlays.length === 0) return view;
+    const overlaid = applyOverlays(view, overlays, this.check);
+    this.observe(overlaid, overlays);
+    return overlaid;
+  }
 
   onChange(listener: (change: OverlayChange) => void): void {
     this.listener = listener;
   }
 
-  observe(view: OverlaidView, overlays: readonly Overlay[]): void {
+  private observe(view: OverlaidView, overlays: readonly Overlay[]): void {
     const kind = view.kind as 'tools' | 'prompts';
     const states = new Map<Overlay, Omit<OverlayChange, 'kind' | 'overlay' | 'target'>>();
     for (const a of view.overlays.values()) states.set(a.overlay, { state: 'applied' });
