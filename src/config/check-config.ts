@@ -47,11 +47,13 @@ function checkShapingRules(config: GatewayConfig, issues: CheckIssue[]): void {
   });
 }
 
-/** An overlay naming an upstream that does not exist would apply nowhere. */
+/** An overlay naming an upstream that does not exist would apply nowhere; a new name must fit
+ * the limit merged names are held to. */
 function checkOverlayUpstreams(config: GatewayConfig, issues: CheckIssue[]): void {
   const names = new Set(config.upstreams.map((u) => u.name));
   for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
     if (o.upstream !== undefined && !names.has(o.upstream)) issues.push({ path: `${o.source.path}/upstream`, message: `no upstream is named "${o.upstream}"` });
+    if (o.name !== undefined && o.name.length > config.maxNameLength) issues.push({ path: `${o.source.path}/name`, message: `the new name is ${o.name.length} characters, over maxNameLength (${config.maxNameLength})` });
   }
 }
 

@@ -98,7 +98,12 @@ const NAME = { type: 'string', minLength: 1, maxLength: 128 };
 const COMMON = {
   upstream: { description: 'The upstream that serves the item; then the item name is its own, unprefixed name.', type: 'string', minLength: 1 },
   sha256: { description: 'SHA-256 (hex) of the upstream definition this overlay was written against; `gatehouse overlays confirm` writes it. A different definition holds the item back (quarantine).', type: 'string', pattern: '^[0-9a-f]{64}$', errorMessage: 'expected 64 lowercase hex characters (run `gatehouse overlays confirm`)' },
-  name: { ...NAME, description: 'The name clients see instead.' },
+  name: {
+    ...NAME,
+    description: 'The name clients see instead: letters, digits, _, - and . (MCP 2025-11-25, server/tools: tool names).',
+    pattern: '^[A-Za-z0-9_.-]+$',
+    errorMessage: 'expected 1 to 128 letters, digits, `_`, `-` or `.`',
+  },
   title: { description: 'The title clients see instead.', type: 'string' },
   description: { description: 'The description clients see instead.', type: 'string' },
 };

@@ -54,6 +54,11 @@ describe('overlays: config errors found at load time', () => {
     expect(issue).toMatchObject({ path: '/overlays/tools/0/sha256', line: 5, message: expect.stringContaining('expected 64 lowercase hex characters (run `gatehouse overlays confirm`)') });
   });
 
+  it('a new name over maxNameLength or with characters tool names should not have', () => {
+    expect(issues(`  tools:\n    - { tool: a, name: ${'n'.repeat(70)} }\n`)).toMatchObject([{ path: '/overlays/tools/0/name', line: 5, message: 'the new name is 70 characters, over maxNameLength (64)' }]);
+    expect(issues('  tools:\n    - { tool: a, name: "file bug" }\n')).toMatchObject([{ path: '/overlays/tools/0/name', message: expect.stringContaining('expected 1 to 128 letters, digits') }]);
+  });
+
   it('an unknown key in an argument', () => {
     const [issue] = issues('  tools:\n    - { tool: a, arguments: { x: { maxx: 3 } } }\n');
     expect(issue).toMatchObject({ path: '/overlays/tools/0/arguments/x/maxx', line: 5 });
