@@ -1,7 +1,8 @@
 // Applies overlays to one merged tools or prompts view: the client's view of each overlaid
 // item (name, title, description, annotations, arguments), the index that routes the new name
 // back to the upstream's own, and the items held back. Pure: built once per merged view and
-// shared by every caller of that view, so a call costs no more with overlays than without.
+// shared by every caller of that view; a call only adds the overlay's arguments
+// (overlay-arguments.ts), and a tool without an overlay costs what it did.
 //
 // An item is held back (absent from lists, "Unknown tool" when called) rather than served
 // with a stale or broken overlay, because an overlay is a statement about one exact upstream
@@ -134,6 +135,7 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
     if (hp.length > 0) headerParams.set(p.name, hp);
     if (p.applied) applied.set(p.name, p.applied);
   }
+  // Charged like the view it replaces, twice: a second set of copies and maps (merged-view.ts bytes).
   return { ...view, items, index, byName, headerParams, version: listVersion(items), overlays: applied, held, bytes: view.bytes * 2 };
 }
 

@@ -199,7 +199,7 @@ export function normalizeOverlaysConfig(raw: RawOverlaysConfig | undefined, file
   return { config: { tools, prompts }, issues };
 }
 
-function base(o: RawOverlay, target: string, file: string, path: string): Omit<OverlayBase, never> {
+function base(o: RawOverlay, target: string, file: string, path: string): OverlayBase {
   return { source: { file, path }, upstream: o.upstream, target, sha256: o.sha256, name: o.name, title: o.title, description: o.description };
 }
 
