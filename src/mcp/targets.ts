@@ -166,7 +166,11 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const found = await catalog.resolve('prompts', ref.name, call.authContext);
       if (!found) return err(unknownError({ kind: 'prompt', name: ref.name }));
+      // An argument the overlay keeps for the gateway has nothing for the client to complete.
+      const arg = isJsonObject(call.params.argument) ? call.params.argument.name : undefined;
+      const kept = found.overlay && typeof arg === 'string' && found.overlay.hidden.includes(arg) ? arg : undefined;
       return ok({
+        ...(kept ? { check: () => ({ kind: 'invalid_params' as const, message: `Invalid arguments for prompt ${String(ref.name)}: argument "${kept}" is set by the gateway; leave it out` }) } : {}),
         target: { kind: 'prompt', upstream: found.upstream.name, name: ref.name, upstreamName: found.name, item: found.item },
         upstream: found.upstream,
         // A prompt the caller may not see cannot be completed either.

@@ -186,6 +186,8 @@ describe('an overlaid prompt', () => {
       expect(JSON.parse((got.messages[0]!.content as { text: string }).text)).toEqual({ text: 'hello', style: 'terse' });
     }
     await expect(legacy.getPrompt({ name: 'summarize_terse', arguments: { text: 'x', style: 'long' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('argument "style" is set by the gateway') });
+    // Nor can the fixed argument be completed.
+    await expect(legacy.complete({ ref: { type: 'ref/prompt', name: 'summarize_terse' }, argument: { name: 'style', value: 't' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('argument "style" is set by the gateway') });
   });
 });
 
