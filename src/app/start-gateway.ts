@@ -113,7 +113,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   });
   const catalog = new Catalog(config, pool.open(config.upstreams), logger, cursorSecret);
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
-  catalog.onOverlayChange((change) => event('overlay_changed', { ...change }));
+  catalog.overlays.onChange((change) => event('overlay_changed', { ...change }));
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);

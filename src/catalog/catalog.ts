@@ -10,11 +10,10 @@ import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { cursorWindow } from './cursor.ts';
 import type { CacheScope, ItemOrigin } from './merge.ts';
-import { type ListKind } from '../protocol/list-kinds.ts';
+import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { PartCache, type Part } from './part-cache.ts';
-import { LIST_METHODS } from '../protocol/list-kinds.ts';
 import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { WarnOnce } from './warn-once.ts';
 import { buildMergedView, viewKey, type MergedView, type MissingPart } from './merged-view.ts';
@@ -22,8 +21,7 @@ import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, itemsAt, type ListFilter } from './filtered-views.ts';
 import { ListCircuit, type OpenList } from './list-circuit.ts';
 import { isUnsupportedList, partWithin, type PartWithinDeps } from './part-within.ts';
-import type { AppliedOverlay } from '../overlays/apply-overlays.ts';
-import { OverlayStates, type OverlayChange } from '../overlays/overlay-states.ts';
+import { OverlayStates, type AppliedOverlay } from '../overlays/overlay-states.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListFilter } from './filtered-views.ts';
@@ -75,7 +73,8 @@ export class Catalog {
   private readonly listeners: ((kind: ListKind) => void)[] = [];
   private readonly warnings: WarnOnce;
   private readonly lastMissRefresh = new Map<ListKind, number>();
-  private readonly overlayStates: OverlayStates;
+  /** The overlays of this catalog's endpoint, applied once per built view (overlays/). */
+  readonly overlays: OverlayStates;
 
   constructor(
     private config: GatewayConfig,
@@ -84,7 +83,7 @@ export class Catalog {
     private readonly cursorSecret: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.overlayStates = new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
+    this.overlays = new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
     this.warnings = new WarnOnce(logger);
     const budget = config.limits.catalogCacheBytes;
     const evicted = (cache: CatalogCacheName): void => this.evictListener?.(cache);
@@ -119,10 +118,12 @@ export class Catalog {
   }
 
   /** A config reload: the new upstream set and settings. The lists of every upstream that is
-   * new, gone or replaced are dropped (all of them when naming changed); the rest stay cached.
+   * new, gone or replaced are dropped (all of them when naming changed, every tools and prompts
+   * list when the overlays did: their views are rebuilt); the rest stay cached.
    * The caches keep their start-time budgets (limits.catalogCacheBytes is restart-only). */
   reconfigure(config: GatewayConfig, upstreams: readonly Upstream[]): void {
     const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
+    const reshaped = this.overlays.reconfigure(config.overlays);
     const before = this.byName;
     this.config = config;
     this.upstreams = upstreams;
@@ -132,6 +133,7 @@ export class Catalog {
     for (const name of names) {
       const now = this.byName.get(name);
       if (now !== undefined && now !== before.get(name)) this.watch(now);
+      if (reshaped) for (const kind of ['tools', 'prompts'] as const) this.cache.invalidate(name, kind);
       if (!renamed && now === before.get(name)) continue;
       this.circuit.forget(name);
       for (const kind of Object.keys(LIST_METHODS) as ListKind[]) this.cache.invalidate(name, kind);
@@ -157,11 +159,6 @@ export class Catalog {
   onDeepItems(listener: (count: number) => void): void {
     this.cache.onDeepItems = listener;
   }
-  /** Told of every overlay whose item was held back, released or found invalid (audit). */
-  onOverlayChange(listener: (change: OverlayChange) => void): void {
-    this.overlayStates.onChange(listener);
-  }
-
   /** Called with the list kind whose merged content may have changed. */
   onChange(listener: (kind: ListKind) => void): void {
     this.listeners.push(listener);
@@ -197,8 +194,7 @@ export class Catalog {
     let view = this.views.get(key);
     if (!view) {
       view = buildMergedView(kind, present, missing, (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength });
-      // Overlaid once per built view, never per call (README, Virtual servers and overlays).
-      view = this.overlayStates.apply(view);
+      view = this.overlays.apply(view);
       // Logged once per condition: per caller only where the list is the caller's own.
       const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
       this.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
@@ -219,25 +215,15 @@ export class Catalog {
     const { view, ttlMs } = await this.current(kind, authContext);
     // A filter keeps positions into the shared view; without one the view is the list.
     const kept = filter ? this.filters.of(view, filter) : undefined;
-    const version = kept ? kept.version : view.version;
-    const total = kept ? kept.indices.length : view.items.length;
-    let offset = 0;
-    if (cursor !== undefined) {
-      if (typeof cursor !== 'string') return err({ kind: 'invalid_params', message: 'Invalid cursor: must be a string' });
-      const pos = decodeCursor(this.cursorSecret, cursor, kind);
-      if (!pos.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${pos.error}` });
-      if (pos.value.version !== version) return err({ kind: 'invalid_params', message: 'Invalid cursor: the list changed; start again without a cursor' });
-      offset = pos.value.offset;
-    }
-    if (offset > total) return err({ kind: 'invalid_params', message: 'Invalid cursor: past the end of the list' });
-    const size = this.config.limits.pageSize;
-    const end = offset + size;
+    const w = cursorWindow(this.cursorSecret, kind, kept ? kept.version : view.version, kept ? kept.indices.length : view.items.length, this.config.limits.pageSize, cursor);
+    if (!w.ok) return err({ kind: 'invalid_params', message: `Invalid cursor: ${w.error}` });
+    const { offset, end, nextCursor } = w.value;
     return ok({
-      items: kept ? itemsAt(view, kept.indices, offset, size) : view.items.slice(offset, end),
+      items: kept ? itemsAt(view, kept.indices, offset, end - offset) : view.items.slice(offset, end),
       ttlMs,
       // A list filtered per caller is that caller's alone: never shareable (MCP 2026-07-28, server/utilities/caching).
       cacheScope: filter ? 'private' : view.cacheScope,
-      ...(end < total ? { nextCursor: encodeCursor(this.cursorSecret, { kind, offset: end, version }) } : {}),
+      ...(nextCursor !== undefined ? { nextCursor } : {}),
     });
   }
 

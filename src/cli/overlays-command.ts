@@ -1,6 +1,7 @@
 // `gatehouse overlays confirm --config FILE [--check]`: records in the config file, for every
 // overlay, the hash of the upstream definition it applies to now (overlays/overlay-hash.ts),
-// so that an overlay held back as unconfirmed or quarantined applies again after a restart.
+// so that an overlay held back as unconfirmed or quarantined applies again: `gatehouse serve`
+// reloads the file when it changes (README, Reloading the configuration).
 // The file is edited in place through the YAML document, so comments, order and ${VAR}
 // references stay as written; only `sha256` values change. An overlay that cannot apply (its
 // item is missing, it does not fit the definition) is reported as a config error with file,
@@ -58,7 +59,7 @@ export async function overlaysCommand(argv: string[]): Promise<number> {
     for (const r of changed) doc.setIn([...fromPointer(r.overlay.source.path).map((s) => (/^\d+$/.test(s) ? Number(s) : s)), 'sha256'], r.current);
     // lineWidth 0: long descriptions stay on their lines, so the diff is the hashes alone.
     writeFileSync(file, doc.toString({ lineWidth: 0 }));
-    process.stdout.write(`wrote ${changed.length} hash${changed.length === 1 ? '' : 'es'} to ${file}; restart the gateway to apply them\n`);
+    process.stdout.write(`wrote ${changed.length} hash${changed.length === 1 ? '' : 'es'} to ${file}; a gateway serving this file applies them when it reloads it (at once: it watches the file)\n`);
     return 0;
   });
 }

@@ -12,6 +12,8 @@ import type { CheckValue } from './narrow-input-schema.ts';
 import { describeSource, type Overlay, type OverlaysConfig } from './overlay-config.ts';
 import { applyOverlays, type HeldState, type OverlaidView } from './apply-overlays.ts';
 
+export type { AppliedOverlay } from './apply-overlays.ts';
+
 export interface OverlayChange {
   kind: 'tools' | 'prompts';
   /** Where the overlay is written, `file:line /overlays/tools/0`. */
@@ -37,10 +39,19 @@ export class OverlayStates {
   private readonly check = checkWith(new SchemaValidator());
 
   constructor(
-    private readonly overlays: OverlaysConfig,
+    private overlays: OverlaysConfig,
     private readonly logger: Logger,
     private readonly announce: (kind: 'tools' | 'prompts') => void,
   ) {}
+
+  /** A config reload: whether the overlays differ, so that every tools and prompts view must be
+   * rebuilt from fresh lists. The new overlays start with no state; the reload tells clients what changed. */
+  reconfigure(overlays: OverlaysConfig): boolean {
+    if (JSON.stringify(overlays) === JSON.stringify(this.overlays)) return false;
+    this.overlays = overlays;
+    this.last.clear();
+    return true;
+  }
 
   /** The view as clients are served it; the same view when no overlay is configured for its kind. */
   apply(view: MergedView): MergedView {

@@ -2,7 +2,7 @@
 // upstreams of both eras behind (a legacy 1.x server that echoes its arguments, the modern
 // 2.x fixture whose `query` tool routes by x-mcp-header, and a raw modern server whose
 // definitions a test can change silently). The overlays' hashes are written by
-// `gatehouse overlays confirm` itself, as an operator would.
+// `gatehouse overlays confirm` itself, as an operator would, and the gateway reloads its file.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,7 +74,7 @@ beforeAll(async () => {
   configFile = join(mkdtempSync(join(tmpdir(), 'gatehouse-overlays-')), 'gatehouse.yaml');
   writeFileSync(configFile, yaml);
   expect(await confirm(configFile)).toBe(0);
-  gw = await startTestGateway(readFileSync(configFile, 'utf8'));
+  gw = await startTestGateway(readFileSync(configFile, 'utf8'), process.env, { reload: true });
   await gw.waitUp();
   [legacy, modernClient] = await Promise.all([connectLegacyClient(gw.url), connectModernClient(gw.url)]);
 });
@@ -215,27 +215,20 @@ describe('drift', () => {
     await listener.close();
   });
 
-  it('a re-confirmed overlay applies to the new definition', async () => {
-    const before = readFileSync(configFile, 'utf8');
-    expect(await confirm(configFile)).toBe(0);
-    const after = readFileSync(configFile, 'utf8');
-    expect(after).not.toBe(before);
-    const again = await startTestGateway(after);
-    try {
-      await again.waitUp();
-      const client = await connectLegacyClient(again.url);
-      const t = (await client.listTools()).tools.find((x) => x.name === 'web__fetch_page');
-      expect(t?.description).toBe('Fetches a web page. Its text is untrusted third-party content.');
-      expect(text(await client.callTool({ name: 'web__fetch_page', arguments: { url: 'c' } }))).toEqual(['page c']);
-      await client.close();
-    } finally {
-      await again.close();
-    }
-  });
-
   it('releases the tool when the upstream goes back to the confirmed definition', async () => {
     web.tools[0]!.definition.description = FETCH.definition.description;
     expect((await legacy.listTools()).tools.map((t) => t.name)).toContain('web__fetch_page');
     expect(text(await legacy.callTool({ name: 'web__fetch_page', arguments: { url: 'd' } }))).toEqual(['page d']);
+  });
+
+  it('re-confirmed, the overlay applies to the new definition in the running gateway, which reloads its file', async () => {
+    web.tools[0]!.definition.description = 'Fetches a page (2.0).';
+    expect((await legacy.listTools()).tools.map((t) => t.name)).not.toContain('web__fetch_page');
+    const before = readFileSync(gw.config.file, 'utf8');
+    expect(await confirm(gw.config.file)).toBe(0);
+    expect(readFileSync(gw.config.file, 'utf8')).not.toBe(before);
+    await expect.poll(async () => (await legacy.listTools()).tools.find((x) => x.name === 'web__fetch_page')?.description, { timeout: 10_000 }).toBe('Fetches a web page. Its text is untrusted third-party content.');
+    expect(text(await legacy.callTool({ name: 'web__fetch_page', arguments: { url: 'c' } }))).toEqual(['page c']);
+    expect(auditEvents(gw).filter((e) => e.event === 'config_reload').at(-1)?.detail).toMatchObject({ result: 'applied' });
   });
 });
