@@ -143,8 +143,8 @@ options:
 Starts the upstreams of the gateway config and, for every entry of \`overlays:\`, writes the
 SHA-256 of the upstream definition it applies to now into its \`sha256\` (the file is edited in
 place; comments and \${VAR} references stay). An overlay held back as unconfirmed or
-quarantined applies again once the gateway restarts with the new hashes: review what changed
-upstream first. An overlay that cannot apply (its item is missing, a narrowed schema is wider
+quarantined applies again when the gateway reloads the file (it watches it) or restarts:
+review what changed upstream first. An overlay that cannot apply (its item is missing, a narrowed schema is wider
 than the upstream's, a hidden required argument has no value, a rename collides) is reported
 as file:line /path: reason, and nothing is written. Every upstream must answer.
 Exit 0, 1 (--check: some hash would change), 2 (bad config, an upstream down, a bad overlay).
