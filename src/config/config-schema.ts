@@ -26,13 +26,7 @@ import {
   type RawRateLimitsConfig,
   type RawValidationConfig,
 } from './enforcement-schema.ts';
-import {
-  HEADER_NAME_PATTERN,
-  UPSTREAM_AUTH_SCHEMA,
-  UPSTREAM_HEADERS_SCHEMA,
-  type RawHeaderValue,
-  type RawUpstreamAuth,
-} from './upstream-auth-schema.ts';
+import { HEADER_NAME_PATTERN, UPSTREAM_AUTH_SCHEMA, UPSTREAM_HEADERS_SCHEMA, type RawHeaderValue, type RawUpstreamAuth } from './upstream-auth-schema.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
