@@ -34,6 +34,21 @@ export const TARGETS: readonly Target[] = [
   { label: 'gateway RSS with 1,000 sessions + 100 streams', metric: 'memory.loadedRssMb', op: '<=', threshold: 200, unit: 'MB' },
   { label: 'RSS growth over the half-capacity soak, %', metric: 'soak.rssGrowthPct', op: '<=', threshold: 10, unit: '%' },
   { label: 'RSS growth over the half-capacity soak, MB', metric: 'soak.rssGrowthMb', op: '<=', threshold: 20, unit: 'MB' },
+  // Issue 17, targets 3-5. "A small multiple of one result" is read as at most 4×; "keep their
+  // p99" under overload as at most 1.5× the p99 at half capacity (the ceiling's own bound), and
+  // "refused fast" as a refusal's p99 no longer than an admitted call's at half capacity.
+  { label: 'big results: throughput ÷ direct, worst of 1/20 MB text/image and 1,000 progress', metric: 'bigResults.minThroughputRatio', op: '>=', threshold: 0.9, unit: '×' },
+  { label: 'big results: time to first byte ÷ direct, worst case', metric: 'bigResults.maxTtfbRatio', op: '<=', threshold: 1.2, unit: '×' },
+  { label: 'big results: gateway peak RSS growth ÷ result size, worst case', metric: 'bigResults.maxRssMultiple', op: '<=', threshold: 4, unit: '×' },
+  { label: 'ceiling (--long): calls p99 with 20,000 sessions + 10,000 streams ÷ idle', metric: 'ceiling.p99Ratio', op: '<=', threshold: 1.5, unit: '×' },
+  { label: 'overload at 3× capacity: accepted p99 ÷ p99 at half capacity', metric: 'overload.acceptedP99Ratio', op: '<=', threshold: 1.5, unit: '×' },
+  { label: 'scale-out: a legacy session served by each of 3 replicas (1 = yes)', metric: 'scaleOut.sessionMoves', op: '>=', threshold: 1, unit: '' },
+  { label: 'scale-out: shared rate limit, |admitted ÷ expected − 1|', metric: 'scaleOut.rateLimitDeviationPct', op: '<=', threshold: 1, unit: '%' },
+  { label: 'scale-out: acknowledged calls without an audit record after SIGKILL', metric: 'scaleOut.lostAuditRecords', op: '<=', threshold: 0, unit: '' },
+  { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
+  { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
+  { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse (yardstick, no target in the issue)', metric: 'mergedPeer.hubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
+  { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
 ];
 
 export type TargetStatus = 'met' | 'NOT MET' | 'FAILED' | 'not measured';

@@ -5,8 +5,8 @@
 // the gateway when a target is missed.
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
-//        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak), --profile (always),
-//        --no-profile.
+//        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak, bigResults,
+//        overload, mergedPeer, scaleOut, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -16,17 +16,24 @@ import { parseArgs } from 'node:util';
 import { detectPinning, LOADGEN_CPU, SERVER_CPU } from './harness/child-processes.ts';
 import { LoadGenerator } from './harness/load-generator.ts';
 import { evaluateTargets, formatReport, writeJson } from './report.ts';
+import { bigResults } from './scenarios/big-results.ts';
 import { contextBudget } from './scenarios/context-budget.ts';
 import { memory } from './scenarios/memory.ts';
+import { mergedPeer } from './scenarios/merged-peer.ts';
+import { overload } from './scenarios/overload.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
+import { scaleOut } from './scenarios/scale-out.ts';
+import { sessionCeiling } from './scenarios/session-ceiling.ts';
 import { soak } from './scenarios/soak.ts';
 import { stdioPeers } from './scenarios/stdio-peers.ts';
 import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload, mergedPeer, scaleOut];
+/** Minutes-long ramps: run with --long, or by name with --only. */
+const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 const MAX_DEFAULT_PROFILES = 2;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
@@ -38,6 +45,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     'soak-seconds': { type: 'string' },
     only: { type: 'string' },
+    long: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
   },
@@ -90,8 +98,8 @@ async function main(): Promise<number> {
   ];
   const results: ScenarioResult[] = [];
   try {
-    for (const s of SCENARIOS) {
-      if (only && !only.includes(s.id)) continue;
+    for (const s of [...SCENARIOS, ...LONG_SCENARIOS]) {
+      if (only ? !only.includes(s.id) : LONG_SCENARIOS.includes(s) && !args.long) continue;
       results.push(await runScenario(s, ctx));
     }
     let outcomes = evaluateTargets(results);

@@ -23,6 +23,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/config-command.ts')).configCommand(rest);
     case 'policy':
       return (await import('./cli/policy-command.ts')).policyCommand(rest);
+    case 'overlays':
+      return (await import('./cli/overlays-command.ts')).overlaysCommand(rest);
+    case 'catalog':
+      return (await import('./cli/catalog-command.ts')).catalogCommand(rest);
     case 'key':
       return (await import('./cli/key-command.ts')).keyCommand(rest);
     case 'audit':

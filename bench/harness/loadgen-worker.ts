@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
+import { sdkLoad } from './sdk-load.ts';
 import { summarizeLatencies, type LatencySummary } from './statistics.ts';
 
 export interface LoadSpec {
@@ -19,6 +20,12 @@ export interface LoadSpec {
   /** Open loop at this many requests per second, spaced evenly (pacedLoad below): latency
    * at a steady load. Takes precedence over overallRate. */
   pacedRate?: number;
+  /** Paced load only: a 503 carrying Retry-After and the JSON-RPC capacity error (-31030) is a
+   * request shed, counted apart (`refused`, `refusedLatencyMs`), not a failure. */
+  shed?: boolean;
+  /** Drive the endpoint through the MCP SDK 1.x client over this transport instead
+   * (sdk-load.ts; closed loop, `request.tool` called with an echo message). */
+  sdkTransport?: 'sse' | 'streamableHttp';
 }
 
 export interface LoadResult {
@@ -33,6 +40,21 @@ export interface LoadResult {
   /** Verified replies per second. */
   rps: number;
   latencyMs: LatencySummary;
+  /** Requests shed with 503 (spec.shed), and how long their refusal took. */
+  refused?: number;
+  refusedLatencyMs?: LatencySummary;
+}
+
+/** JSON-RPC code of a capacity refusal (the gateway's over_capacity). */
+const OVER_CAPACITY = -31030;
+
+function isShed(status: number, retryAfter: unknown, body: string): boolean {
+  if (status !== 503 || retryAfter === undefined) return false;
+  try {
+    return (JSON.parse(body) as { error?: { code?: number } }).error?.code === OVER_CAPACITY;
+  } catch {
+    return false;
+  }
 }
 
 export type WorkerMessage = { type: 'run'; spec: LoadSpec } | { type: 'exit' };
@@ -125,6 +147,7 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
   };
   const latencies: number[] = [];
+  const refusedLatencies: number[] = [];
   let good = 0;
   const total = Math.floor(rate * spec.durationSec);
   const started = performance.now();
@@ -135,6 +158,10 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     try {
       const res = await pool.request({ path: url.pathname, method: 'POST', headers: built.headers, body: built.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
       const body = await res.body.text();
+      if (spec.shed && isShed(res.statusCode, res.headers['retry-after'], body)) {
+        refusedLatencies.push(performance.now() - dueAt);
+        return;
+      }
       latencies.push(performance.now() - dueAt);
       if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
       const why = checkReply(spec.request, id, res.statusCode, body);
@@ -169,6 +196,7 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     elapsedSec,
     rps: good / elapsedSec,
     latencyMs: summarizeLatencies(Float64Array.from(latencies)),
+    ...(spec.shed ? { refused: refusedLatencies.length, refusedLatencyMs: summarizeLatencies(Float64Array.from(refusedLatencies)) } : {}),
   };
 }
 
@@ -177,7 +205,13 @@ process.on('message', (msg: WorkerMessage) => {
     process.disconnect();
     return;
   }
-  (msg.spec.pacedRate ? pacedLoad(msg.spec, msg.spec.pacedRate) : runLoad(msg.spec)).then(
+  const { spec } = msg;
+  const run = spec.sdkTransport
+    ? sdkLoad({ url: spec.url, transport: spec.sdkTransport, tool: spec.request.kind === 'tools/call' ? spec.request.tool : '', connections: spec.connections, durationSec: spec.durationSec })
+    : spec.pacedRate
+      ? pacedLoad(spec, spec.pacedRate)
+      : runLoad(spec);
+  run.then(
     (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
     (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),
   );

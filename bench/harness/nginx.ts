@@ -1,5 +1,6 @@
 // nginx as a plain L7 HTTP pass-through in front of an upstream: the yardstick for what any
-// reverse proxy costs. One process (`master_process off`) so /proc/<pid>/stat holds all of
+// reverse proxy costs; or, given several, the round-robin balancer in front of gateway
+// replicas (scale-out scenario; a replica that refuses connections is skipped, nginx's default). One process (`master_process off`) so /proc/<pid>/stat holds all of
 // its CPU time; keep-alive to the upstream and no buffering, as a streaming proxy needs.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ export function findNginx(): string | undefined {
   return found.status === 0 && found.stdout.trim() ? found.stdout.trim() : undefined;
 }
 
-export function nginxConfig(dir: string, listenPort: number, upstreamPort: number): string {
+export function nginxConfig(dir: string, listenPort: number, upstreamPorts: readonly number[]): string {
   const temp = (name: string): string => join(dir, name);
   return `master_process off;
 worker_processes 1;
@@ -32,7 +33,7 @@ http {
   uwsgi_temp_path ${temp('uwsgi')};
   scgi_temp_path ${temp('scgi')};
   upstream mcp_upstream {
-    server 127.0.0.1:${upstreamPort};
+${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
     keepalive 64;
   }
   server {
@@ -50,13 +51,14 @@ http {
 `;
 }
 
-export async function startNginx(pinning: Pinning, nginx: string, tmpDir: string, upstreamUrl: string): Promise<NginxProcess> {
-  const upstream = new URL(upstreamUrl);
+export async function startNginx(pinning: Pinning, nginx: string, tmpDir: string, upstreamUrls: string | readonly string[]): Promise<NginxProcess> {
+  const urls = typeof upstreamUrls === 'string' ? [upstreamUrls] : upstreamUrls;
+  const upstream = new URL(urls[0]!);
   const port = await freePort();
   const dir = join(tmpDir, `nginx-${port}`);
   mkdirSync(dir, { recursive: true });
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(dir, port, Number(upstream.port)));
+  writeFileSync(conf, nginxConfig(dir, port, urls.map((u) => Number(new URL(u).port))));
   const child = await startHttpServer(pinning, 'nginx', nginx, ['-p', dir, '-c', conf, '-g', 'daemon off;'], port);
   return { pid: child.pid!, url: `http://127.0.0.1:${port}${upstream.pathname}`, stop: () => stopProcess(child) };
 }

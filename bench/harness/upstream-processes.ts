@@ -22,6 +22,7 @@ export interface ModernFleet extends ServerProcess {
 export const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const FLEET = fileURLToPath(new URL('./modern-fleet.ts', import.meta.url));
 const CATALOG_FLEET = fileURLToPath(new URL('./catalog-fleet-process.ts', import.meta.url));
+const BIG_RESULTS = fileURLToPath(new URL('./big-result-server.ts', import.meta.url));
 
 /** server-everything listens on all interfaces (its own choice); we only ever talk to 127.0.0.1. */
 export async function startEverything(pinning: Pinning): Promise<EverythingServer> {
@@ -45,6 +46,12 @@ export interface CatalogFleetProcess extends ServerProcess {
 export async function startCatalogFleetProcess(pinning: Pinning, copies: number): Promise<CatalogFleetProcess> {
   const { child, line } = await spawnFleet(pinning, [CATALOG_FLEET, String(copies)], 'catalog fleet');
   return { pid: child.pid!, urls: (JSON.parse(line) as { urls: Record<string, string> }).urls, stop: () => stopProcess(child) };
+}
+
+/** The big-result upstream (big-result-server.ts). */
+export async function startBigResultServer(pinning: Pinning): Promise<EverythingServer> {
+  const { child, line } = await spawnFleet(pinning, [BIG_RESULTS], 'big-result server');
+  return { pid: child.pid!, url: (JSON.parse(line) as { url: string }).url, stop: () => stopProcess(child) };
 }
 
 /** A tsx child that prints one JSON line of URLs when it is ready. */

@@ -12,11 +12,13 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { sameValue } from '../config/live-changes.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import { compose } from '../http/compose.ts';
+import { compose, type Endpoint } from '../http/compose.ts';
 import type { DrainState } from '../http/drain-state.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
 import { buildAdminListener, buildListener } from '../http/listener.ts';
 import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
+import type { ConnectionCap } from '../http/connection-cap.ts';
+import { connectionCapLayer, type InFlightRequests } from '../http/request-caps.ts';
 import type { Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -32,7 +34,7 @@ import type { Notifier } from '../transport/notifier.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { createEnforcement, type Enforcement } from './enforcement-wiring.ts';
-import type { ServerGeneration, VirtualServers } from './server-endpoints.ts';
+import type { McpEndpoint, ServerGeneration, VirtualServers } from './server-endpoints.ts';
 import { serverEnforcer } from '../policy/enforcer.ts';
 import { buildRouteTable } from '../servers/server-routes.ts';
 
@@ -51,6 +53,9 @@ export interface SharedParts {
   /** The virtual servers' endpoints and catalogs. */
   servers: VirtualServers;
   drain: DrainState;
+  /** Connections open and requests being answered: counted across reloads (README, Limits). */
+  connections: ConnectionCap;
+  inFlight: InFlightRequests;
   event: (name: EventAuditRecord['event'], detail: JsonObject) => void;
   /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
   policySignal: boolean;
@@ -99,12 +104,19 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
   };
   const contextBudget = contextBudgetFor(deps, previous, enforcement);
   const gateway = createGateway({ ...deps, contextBudget });
-  // Each server: the same method table over its own catalog, upstreams and policy view.
+  // The HTTP ring of an endpoint: observe outermost, then load shedding (README, Limits), the
+  // guards, identity, and the principal's own share of the requests in flight (docs/architecture.md §4).
+  const { connections, inFlight } = shared;
+  const ring = (observer: Observer, path: string, who: Authenticate, endpoint: McpEndpoint): Endpoint =>
+    compose([observeLayer(observer, logger, path), connectionCapLayer(connections), inFlight.overall(), guardLayer(config)], withIdentity(who, inFlight.perPrincipal(endpoint)));
+  const mcp = ring(shared.observer, config.listen.path, authenticate, shared.endpoint);
+  // Each server: the same method table over its own catalog, upstreams and policy view, behind the same ring.
   const servers = shared.servers.build(
     {
       config,
       upstreams,
       authenticate,
+      ring,
       gateway: (server, parts, before) => {
         const own = { ...deps, ...parts, enforcer: serverEnforcer(enforcement.enforcer, server.name), ...(server.instructions === undefined ? {} : { instructions: server.instructions }) };
         const budget = contextBudgetFor(own, previous && before && { config: previous.config, enforcement: previous.enforcement, contextBudget: before.contextBudget }, enforcement);
@@ -113,8 +125,6 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     },
     previous?.servers,
   );
-  // The HTTP ring of /mcp: observe outermost, then the guards, then identity (docs/architecture.md §4).
-  const mcp = compose([observeLayer(shared.observer, logger, config.listen.path), guardLayer(config)], withIdentity(authenticate, shared.endpoint));
   // Virtual servers: more endpoints, found by path and Host; without them the listener is as before.
   const own = [...servers.values()];
   const routing =

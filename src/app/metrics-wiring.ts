@@ -10,6 +10,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { LegacySessions } from '../transport/legacy-sessions.ts';
 import type { Notifier } from '../transport/notifier.ts';
 import type { Generation } from './gateway-generation.ts';
+import type { ConnectionCap } from '../http/connection-cap.ts';
+import type { InFlightRequests } from '../http/request-caps.ts';
 import { allCatalogStats } from './server-endpoints.ts';
 
 export interface MetricSources {
@@ -23,6 +25,8 @@ export interface MetricSources {
   audit: MeasuredAuditTrail;
   logger: Logger;
   live: () => Generation;
+  connections: ConnectionCap;
+  inFlight: InFlightRequests;
 }
 
 export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): Metrics {
@@ -32,6 +36,8 @@ export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): M
     pendingApprovals: s.pendingApprovals,
     isExposedTool: (name) => catalog.exposes('tools', name) || s.serverCatalogs().some((c) => c.exposes('tools', name)),
     capacity: {
+      connections: () => s.connections.size(),
+      requests: () => s.inFlight.size(),
       catalog: () => {
         const servers = s.serverCatalogs();
         return servers.length === 0 ? catalog.stats() : allCatalogStats([catalog, ...servers]);

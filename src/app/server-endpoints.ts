@@ -13,9 +13,8 @@ import type { Catalog, CatalogStats } from '../catalog/catalog.ts';
 import { sameValue } from '../config/live-changes.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { LimitsConfig } from '../config/limits-config.ts';
-import { compose, type Endpoint } from '../http/compose.ts';
+import type { Endpoint } from '../http/compose.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
-import { guardLayer, observeLayer, withIdentity } from '../http/mcp-layers.ts';
 import { createObserver, type Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
@@ -53,12 +52,15 @@ export interface VirtualServerDeps {
   bodies: AuditBodies | undefined;
 }
 
+/** An MCP endpoint behind its HTTP ring: it gets the principal identity found. */
+export type McpEndpoint = (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
+
 /** What one server keeps across reloads. */
 interface ServerHome {
   catalog: Catalog;
   subscriptions: ResourceSubscriptions;
   observer: Observer;
-  endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
+  endpoint: McpEndpoint;
   /** Its part of the generation serving now; after a removal, the last one, for requests still in it. */
   serving: ServerGeneration | undefined;
 }
@@ -83,6 +85,8 @@ export interface ServerBuild {
   upstreams: readonly Upstream[];
   /** The default endpoint's authenticator, for servers when no identity is configured. */
   authenticate: Authenticate;
+  /** The HTTP ring every endpoint of the generation sits behind (observer, load shedding, guards, identity). */
+  ring(observer: Observer, path: string, authenticate: Authenticate, endpoint: McpEndpoint): Endpoint;
   /** A server's method table over its catalog, upstreams and subscriptions. */
   gateway(server: ServerConfig, parts: { catalog: Catalog; upstreams: readonly Upstream[]; subscriptions: ResourceSubscriptions }, previous: ServerGeneration | undefined): { gateway: Gateway; contextBudget: ContextBudget };
 }
@@ -110,7 +114,7 @@ export class VirtualServers {
       // The same identity at the same URI keeps its authenticator (and the JWKS keys it holds).
       const kept = identity !== undefined && before?.identity !== undefined && sameValue(before.identity, identity) ? before.authenticate : undefined;
       const authenticate = kept ?? (identity ? createAuthenticator(identity) : b.authenticate);
-      const target = compose([observeLayer(home.observer, this.deps.logger, server.path), guardLayer(b.config)], withIdentity(authenticate, home.endpoint));
+      const target = b.ring(home.observer, server.path, authenticate, home.endpoint);
       const prm = identity && protectedResourceMetadata(identity, server.path);
       out.set(server.name, {
         config: server,

@@ -36,6 +36,8 @@ import { liveEnforcer, liveGateway } from './live-parts.ts';
 import { createGatewayMetrics } from './metrics-wiring.ts';
 import { UpstreamPool } from './upstream-pool.ts';
 import { VirtualServers } from './server-endpoints.ts';
+import { ConnectionCap } from '../http/connection-cap.ts';
+import { InFlightRequests } from '../http/request-caps.ts';
 
 /** A full stream cap frees up as clients leave: a short wait is worth a try. */
 const STREAM_RETRY_AFTER_MS = 5_000;
@@ -116,10 +118,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   });
   const catalog = new Catalog(config, pool.open(config.upstreams), logger, cursorSecret);
   catalog.onChange((kind) => notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind));
+  catalog.overlays.onChange((change) => event('overlay_changed', { ...change }));
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
-  metrics = createGatewayMetrics(config, { catalog, serverCatalogs: () => servers?.catalogs() ?? [], pendingApprovals: () => pendingApprovals, sessions, notifier, answerBudget, audit, logger, live });
+  // Counted across reloads; each reads its cap from the config serving now.
+  const connections = new ConnectionCap(() => live().config.limits.maxConnections);
+  const inFlight = new InFlightRequests(() => live().config.limits);
+  metrics = createGatewayMetrics(config, { catalog, serverCatalogs: () => servers?.catalogs() ?? [], pendingApprovals: () => pendingApprovals, sessions, notifier, answerBudget, audit, logger, live, connections, inFlight });
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const bodies = config.audit.enabled ? createAuditBodies(config.audit) : undefined;
   const observer = createObserver({ tracing, metrics, audit, ...(bodies ? { bodies } : {}), logger });
@@ -151,7 +157,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits });
   servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies });
   const drainState = new DrainState();
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, servers, drain: drainState, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -180,6 +186,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   let server: Server;
   try {
     server = await listen(config.listen, { maxHeaderSize: Math.max(16_384, config.limits.maxHeaderBytes + 8_192) }, (req, res) => live().listener(req, res));
+    connections.watch(server);
   } catch (e) {
     await closeParts();
     throw e;

@@ -59,6 +59,8 @@ export interface EventAuditRecord {
      * changed when applied, and the issues or refused fields when not. */
     | 'config_reload'
     | 'tool_quarantined'
+    /** An overlay's item was held back (quarantined, unconfirmed, invalid, missing) or applied again. */
+    | 'overlay_changed'
     | 'approval_requested'
     | 'approval_decided'
     /** A notification stream (subscriptions/listen or a legacy GET stream) opened or ended;

@@ -3,6 +3,7 @@
 // is routed without a merge or a pass over the catalog.
 import { describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../config/types.ts';
+import { NO_OVERLAYS } from '../overlays/overlay-config.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { ok, type Result } from '../protocol/result.ts';
@@ -34,7 +35,7 @@ function listingUpstream(name: string, hints: JsonObject): Upstream & { lists: n
 }
 
 function config(catalogCacheBytes = 256 * 1024 * 1024): GatewayConfig {
-  return { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes } } as unknown as GatewayConfig;
+  return { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes }, overlays: NO_OVERLAYS } as unknown as GatewayConfig;
 }
 
 function catalogOf(upstream: Upstream, cacheBytes?: number): Catalog {

@@ -6,7 +6,6 @@ import type { GatewayConfig } from '../config/types.ts';
 import type { HeaderParam } from '../headers/annotations.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
-import { isJsonObject } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
@@ -14,14 +13,15 @@ import { pageOf, type ListPage } from './list-page.ts';
 import type { ItemOrigin } from './merge.ts';
 import type { PartCache, Part } from './part-cache.ts';
 import { SharedParts } from './shared-parts.ts';
-import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
+import type { ListKind } from '../protocol/list-kinds.ts';
 import { resourceDirectory, routeResourceUri, type ExposedRoute } from './resource-routing.ts';
 import { buildMergedView, viewKey, type MergedView, type MissingPart } from './merged-view.ts';
 import { ViewCache, type CatalogCacheName } from './view-cache.ts';
 import { FilteredViews, type ListFilter } from './filtered-views.ts';
 import type { OpenList } from './list-circuit.ts';
-import { partWithin } from './part-within.ts';
+import { offersList, partWithin } from './part-within.ts';
 import type { ServerScope } from '../servers/server-view.ts';
+import { OverlayStates, type AppliedOverlay } from '../overlays/overlay-states.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListPage } from './list-page.ts';
@@ -30,9 +30,8 @@ export type { CatalogCacheName } from './view-cache.ts';
 export type { OpenList } from './list-circuit.ts';
 export { describeError } from './part-within.ts';
 
-/** How often an unknown name may make the catalog re-fetch every upstream's list. MCP 2026-07-28, server/utilities/caching
- * allows re-fetching early on an unexpected unknown name; unbounded, every unknown (or, with
- * policy, denied) name a client sends would cost one list request to every upstream. */
+/** How often an unknown name may make the catalog re-fetch every upstream's list (MCP 2026-07-28, server/utilities/caching
+ * allows it early on an unexpected unknown name); unbounded, every unknown or denied name would cost a list of every upstream. */
 export const MISS_REFRESH_INTERVAL_MS = 5_000;
 
 export interface Resolved {
@@ -42,6 +41,8 @@ export interface Resolved {
   headerParams: readonly HeaderParam[];
   /** The name policy judges, when it is not the exposed one (merge.ts ItemOrigin). */
   policyName?: string;
+  /** Set when an overlay shapes this item (the item and headerParams are then the client's view). */
+  overlay?: AppliedOverlay;
 }
 
 /** What the caches hold and have done (metrics, tests). */
@@ -69,6 +70,8 @@ export class Catalog {
   private readonly served = new Map<ListKind, string | undefined>();
   /** The default catalog: the servers' catalogs it tells of upstream list changes (serve). */
   private servers: readonly Catalog[] = [];
+  /** The overlays of this catalog's endpoint, applied once per built view (overlays/). */
+  readonly overlays: OverlayStates;
 
   constructor(
     private config: GatewayConfig,
@@ -79,6 +82,7 @@ export class Catalog {
     /** A virtual server's catalog: the default one's parts, the server's naming and selection. */
     private readonly within?: { shared: SharedParts; scope: ServerScope },
   ) {
+    this.overlays = new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
     const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
     this.cache = shared.cache;
     this.views = this.newViews();
@@ -101,18 +105,18 @@ export class Catalog {
       const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
       for (const k of kinds) this.cache.invalidate(u.name, k);
       this.changed(kinds[0]!);
-      for (const s of this.servers) {
-        if (s.byName.get(u.name) !== u) continue;
-        s.announce(kinds).catch((e: unknown) => this.logger.error("cannot tell a server's listeners its list changed", { server: s.within?.scope.name, error: (e as Error).message }));
-      }
+      const failed = (s: Catalog) => (e: unknown): void => this.logger.error("cannot tell a server's listeners its list changed", { server: s.within?.scope.name, error: (e as Error).message });
+      for (const s of this.servers) if (s.byName.get(u.name) === u) s.announce(kinds).catch(failed(s));
     });
   }
 
   /** A config reload. The default catalog drops the shared lists of every upstream new, gone or
-   * replaced (all when naming changed); a server's takes its upstreams and scope and drops its
-   * views, named and selected the old way. Budgets stay (limits.catalogCacheBytes is restart-only). */
+   * replaced (all when naming changed, every tools and prompts list when the overlays did); a
+   * server's takes its upstreams and scope and drops its views, built the old way. Budgets stay
+   * (limits.catalogCacheBytes is restart-only). */
   reconfigure(config: GatewayConfig, upstreams: readonly Upstream[], scope?: ServerScope): void {
     const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
+    const reshaped = this.overlays.reconfigure(config.overlays);
     const before = this.byName;
     [this.config, this.upstreams, this.byName] = [config, upstreams, new Map(upstreams.map((u) => [u.name, u]))];
     if (this.within) {
@@ -125,6 +129,7 @@ export class Catalog {
       const now = this.byName.get(name);
       if (now !== undefined && now !== before.get(name)) this.watch(now);
       if (renamed || now !== before.get(name)) dropped.add(name);
+      else if (reshaped) for (const kind of ['tools', 'prompts'] as const) this.cache.invalidate(name, kind);
     }
     this.shared.reconfigure(config, dropped);
   }
@@ -176,12 +181,6 @@ export class Catalog {
     for (const l of this.listeners) l(kind);
   }
 
-  private offers(u: Upstream, kind: ListKind): boolean {
-    const ident = u.identity();
-    // Before the first successful probe we do not know: ask, the request will tell.
-    return !ident || isJsonObject(ident.capabilities[LIST_METHODS[kind].capability]);
-  }
-
   /** The merged view this caller is served now, with its remaining freshness. */
   async view(kind: ListKind, authContext: string): Promise<MergedView> {
     const { view, ttlMs } = await this.current(kind, authContext);
@@ -190,7 +189,7 @@ export class Catalog {
 
   private async current(kind: ListKind, authContext: string): Promise<{ view: MergedView; ttlMs: number }> {
     const missing: MissingPart[] = [];
-    const parts = await Promise.all(this.upstreams.map((u) => (this.offers(u, kind) ? partWithin(this.shared.within, u, kind, authContext, missing) : undefined)));
+    const parts = await Promise.all(this.upstreams.map((u) => (offersList(u, kind) ? partWithin(this.shared.within, u, kind, authContext, missing) : undefined)));
     const present = parts.filter((p): p is Part => p !== undefined);
     missing.sort((a, b) => (a.upstream < b.upstream ? -1 : a.upstream > b.upstream ? 1 : 0));
     const key = viewKey(kind, present, missing);
@@ -198,6 +197,7 @@ export class Catalog {
     if (!view) {
       const server = this.within?.scope;
       view = buildMergedView(kind, present, missing, server ? server.prefixOf : (u) => this.byName.get(u)!.config.prefix, { separator: this.config.separator, maxNameLength: this.config.maxNameLength }, server?.shape);
+      view = this.overlays.apply(view);
       // Logged once per condition: per caller only where the list is the caller's own.
       const scope = view.cacheScope === 'private' ? `${kind}\u0000${authContext}` : kind;
       this.shared.warnings.report(`renames\u0000${scope}`, 'name changed while merging', view.renames.map((r) => ({ ...r, kind })));
@@ -270,16 +270,16 @@ export class Catalog {
     const origin = view.index.get(exposed);
     if (!origin) return undefined;
     const upstream = this.byName.get(origin.upstream)!;
-    const found: Resolved = { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [] };
-    if (origin.policyName !== undefined) found.policyName = origin.policyName;
-    return found;
+    const overlay = view.overlays?.get(exposed);
+    const policy = origin.policyName === undefined ? {} : { policyName: origin.policyName };
+    return { upstream, name: origin.original, item: view.byName.get(exposed) ?? {}, headerParams: view.headerParams.get(exposed) ?? [], ...policy, ...(overlay ? { overlay } : {}) };
   }
 
   /** The route of a uri (resource-routing.ts): undefined when no list or template accounts
    * for it, an error string when the uri itself is refused. */
   async routeResource(uri: string, authContext: string): Promise<Result<ExposedRoute | undefined, string>> {
     const [resources, templates] = await Promise.all([this.current('resources', authContext), this.current('resourceTemplates', authContext)]);
-    const withResources = this.upstreams.filter((u) => this.offers(u, 'resources')).map((u) => u.name);
+    const withResources = this.upstreams.filter((u) => offersList(u, 'resources')).map((u) => u.name);
     return routeResourceUri(uri, resourceDirectory(resources.view.index, templates.view.index, withResources));
   }
 

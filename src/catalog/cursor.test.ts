@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
+import { cursorWindow, decodeCursor, encodeCursor, listVersion, paginate } from './cursor.ts';
 
 const SECRET = Buffer.alloc(32, 7);
 const OTHER_SECRET = Buffer.alloc(32, 8);
@@ -115,5 +115,20 @@ describe('paginate', () => {
   it('rejects a non-positive page size or a bad offset', () => {
     expect(() => paginate(items, 0, 0)).toThrow(RangeError);
     expect(() => paginate(items, 2, -1)).toThrow(RangeError);
+  });
+});
+
+describe('cursorWindow', () => {
+  const secret = Buffer.alloc(32, 3);
+  it('starts at 0 without a cursor, hands out the next page, and refuses what does not fit the list', () => {
+    const first = cursorWindow(secret, 'tools', 'v1', 5, 2, undefined);
+    expect(first.ok && first.value).toMatchObject({ offset: 0, end: 2 });
+    const next = first.ok ? first.value.nextCursor : undefined;
+    expect(cursorWindow(secret, 'tools', 'v1', 5, 2, next)).toMatchObject({ ok: true, value: { offset: 2, end: 4 } });
+    expect(cursorWindow(secret, 'tools', 'v2', 5, 2, next)).toEqual({ ok: false, error: 'the list changed; start again without a cursor' });
+    expect(cursorWindow(secret, 'tools', 'v1', 1, 2, next)).toEqual({ ok: false, error: 'past the end of the list' });
+    expect(cursorWindow(secret, 'tools', 'v1', 5, 2, 7)).toEqual({ ok: false, error: 'must be a string' });
+    // The last page has no next cursor (MCP 2026-07-28, server/utilities/pagination).
+    expect(cursorWindow(secret, 'tools', 'v1', 4, 2, next)).toEqual({ ok: true, value: { offset: 2, end: 4 } });
   });
 });

@@ -49,6 +49,22 @@ export function encodeCursor(secret: Buffer, payload: CursorPayload): string {
   return `${body}.${mac(secret, body).toString('base64url')}`;
 }
 
+/** Where a client's cursor (or none) starts a page of `size` over `total` items of the list
+ * `version`, and the cursor of the page after it; why not, for a -32602, when it does not fit. */
+export function cursorWindow(secret: Buffer, kind: string, version: string, total: number, size: number, cursor: unknown): Result<{ offset: number; end: number; nextCursor?: string }, string> {
+  let offset = 0;
+  if (cursor !== undefined) {
+    if (typeof cursor !== 'string') return err('must be a string');
+    const pos = decodeCursor(secret, cursor, kind);
+    if (!pos.ok) return pos;
+    if (pos.value.version !== version) return err('the list changed; start again without a cursor');
+    offset = pos.value.offset;
+  }
+  if (offset > total) return err('past the end of the list');
+  const end = offset + size;
+  return ok({ offset, end, ...(end < total ? { nextCursor: encodeCursor(secret, { kind, offset: end, version }) } : {}) });
+}
+
 export function decodeCursor(secret: Buffer, cursor: string, kind: string): Result<CursorPosition, string> {
   checkSecret(secret);
   if (cursor.length > MAX_CURSOR_LENGTH) return err('cursor too long');

@@ -3,6 +3,7 @@
 // Views are read-only once built: many callers, and the filtered views cut from it
 // (filtered-views.ts), hold the same object.
 import type { HeaderParam } from '../headers/annotations.ts';
+import type { AppliedOverlay, HeldOverlay } from '../overlays/apply-overlays.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import type { ListKind } from '../protocol/list-kinds.ts';
 import { listVersion } from './cursor.ts';
@@ -30,6 +31,10 @@ export interface MergedView extends MergedList {
   /** What the byte budget charges: the view's own copies and maps. The parts' items are the
    * part cache's; a view goes when one of its parts does (view-cache.ts retire). */
   bytes: number;
+  /** Tools and prompts with an overlay configured (overlays/apply-overlays.ts): what each call
+   * of an overlaid item needs, by exposed name, and the items held back. */
+  overlays?: ReadonlyMap<string, AppliedOverlay>;
+  held?: readonly HeldOverlay[];
 }
 
 export const KEY_FIELD: Readonly<Record<ListKind, string>> = { tools: 'name', prompts: 'name', resources: 'uri', resourceTemplates: 'uriTemplate' };

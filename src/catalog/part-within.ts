@@ -4,7 +4,8 @@
 // answers (list-circuit.ts): callers get the list without it, or with its last good copy, at
 // once, while one retry at a time runs in the background with a growing delay.
 import type { GatewayError } from '../protocol/errors.ts';
-import type { ListKind } from '../protocol/list-kinds.ts';
+import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
+import { isJsonObject } from '../protocol/message.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { ListCircuit } from './list-circuit.ts';
@@ -26,6 +27,13 @@ const NOT_ANSWERING = (ms: number): string => `no answer within ${ms} ms; left o
 const FAILING = (n: number): string => `failed ${n} times in a row; left out until it answers`;
 
 /** An upstream that does not implement a list (-32601) answers all the same: it has none. */
+/** Whether an upstream offers a list: before its first successful probe we do not know, so
+ * ask; the request will tell. */
+export function offersList(u: Upstream, kind: ListKind): boolean {
+  const ident = u.identity();
+  return !ident || isJsonObject(ident.capabilities[LIST_METHODS[kind].capability]);
+}
+
 export function isUnsupportedList(e: GatewayError): boolean {
   return e.kind === 'upstream_error' && e.error.code === -32601;
 }

@@ -34,7 +34,7 @@ function upstream(name: string, tools: string[]): Listed {
   return up as unknown as Listed;
 }
 
-const CONFIG = { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes: 1 << 24 } } as unknown as GatewayConfig;
+const CONFIG = { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes: 1 << 24 }, overlays: { tools: [], prompts: [] } } as unknown as GatewayConfig;
 const ALL = { include: ['*'], exclude: [] };
 
 function team(tools: string[]): ServerConfig {

@@ -11,6 +11,8 @@ export const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   policy: ['check', 'explain', 'test', 'pin'],
   audit: ['verify', 'tail', 'query'],
   key: ['hash'],
+  overlays: ['confirm'],
+  catalog: ['show'],
 };
 
 const TOP = `gatehouse — an MCP gateway
@@ -21,6 +23,8 @@ usage:
   gatehouse key hash [--prefixed] < key         (the SHA-256 to put in identity.apiKeys)
   gatehouse policy check|explain|test|pin ...   (gatehouse policy --help)
   gatehouse audit verify|tail|query ...         (gatehouse audit --help)
+  gatehouse overlays confirm --config FILE      (record the upstream hashes overlays apply to)
+  gatehouse catalog show --config FILE [--as P] (what a caller sees, and where each item comes from)
   gatehouse --version
 
 Every command and subcommand takes --help (-h); \`gatehouse help COMMAND\` says the same.
@@ -132,6 +136,44 @@ options:
   -c, --config FILE   the gateway config; required
   -t, --tool GLOB     pin only the exposed tools matching GLOB (repeatable)
   -h, --help          this help
+`,
+  overlays: `usage: gatehouse overlays confirm --config GATEWAY.yaml [--check]
+
+  confirm   record the hash of the upstream definition each overlay applies to
+`,
+  'overlays confirm': `usage: gatehouse overlays confirm --config GATEWAY.yaml [--check]
+
+Starts the upstreams of the gateway config and, for every entry of \`overlays:\`, writes the
+SHA-256 of the upstream definition it applies to now into its \`sha256\` (the file is edited in
+place; comments and \${VAR} references stay). An overlay held back as unconfirmed or
+quarantined applies again when the gateway reloads the file (it watches it) or restarts:
+review what changed upstream first. An overlay that cannot apply (its item is missing, a narrowed schema is wider
+than the upstream's, a hidden required argument has no value, a rename collides) is reported
+as file:line /path: reason, and nothing is written. Every upstream must answer.
+Exit 0, 1 (--check: some hash would change), 2 (bad config, an upstream down, a bad overlay).
+
+options:
+  -c, --config FILE   the gateway config; required
+      --check         write nothing; exit 1 when some overlay is not confirmed
+  -h, --help          this help
+`,
+  catalog: `usage: gatehouse catalog show --config GATEWAY.yaml [--as PRINCIPAL] [--json]
+
+  show   what a caller sees after the merge, overlays and policy, with each item's origin
+`,
+  'catalog show': `usage: gatehouse catalog show --config GATEWAY.yaml [--as PRINCIPAL] [--json]
+
+Starts the upstreams of the gateway config and prints the tools, prompts, resources and
+templates that PRINCIPAL (anonymous by default) sees on the endpoint, each with its upstream
+and own name, the overlay that shaped it (file:line /path) and the policy rule that shows it.
+Items hidden by policy, quarantined by a pin or held back by their overlay follow, with why.
+Exit 0, or 2 (bad usage, bad config or policy, an upstream down).
+
+options:
+  -c, --config FILE    the gateway config; required
+      --as PRINCIPAL   a subject, or JSON such as '{"subject":"alice","groups":["support"]}'
+      --json           the same as JSON
+  -h, --help           this help
 `,
   audit: `usage:
   gatehouse audit verify [--file NAME] FILE|DIR...

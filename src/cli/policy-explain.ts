@@ -48,7 +48,7 @@ export function policyExplainCommand(argv: string[]): number {
   return 0;
 }
 
-function parsePrincipal(text: string): Principal | string {
+export function parsePrincipal(text: string): Principal | string {
   let raw: unknown = text;
   if (text.trimStart().startsWith('{')) {
     try {

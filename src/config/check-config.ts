@@ -31,6 +31,7 @@ export function checkConfig(config: GatewayConfig): CheckIssue[] {
   checkNamesAndPrefixes(config, issues);
   checkShapingRules(config, issues);
   issues.push(...checkServers(config.servers, config.upstreams.map((u) => u.name), config.listen.path));
+  checkOverlayUpstreams(config, issues);
   config.upstreams.forEach((u, i) => {
     if (u.kind === 'http') checkHttp(u, i, issues);
     else checkStdio(u, i, issues);
@@ -46,6 +47,16 @@ function checkShapingRules(config: GatewayConfig, issues: CheckIssue[]): void {
       issues.push({ path: toPointer(['resultShaping', 'rules', i, 'upstream']), message: `no upstream is named "${r.upstream}"` });
     }
   });
+}
+
+/** An overlay naming an upstream that does not exist would apply nowhere; a new name must fit
+ * the limit merged names are held to. */
+function checkOverlayUpstreams(config: GatewayConfig, issues: CheckIssue[]): void {
+  const names = new Set(config.upstreams.map((u) => u.name));
+  for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
+    if (o.upstream !== undefined && !names.has(o.upstream)) issues.push({ path: `${o.source.path}/upstream`, message: `no upstream is named "${o.upstream}"` });
+    if (o.name !== undefined && o.name.length > config.maxNameLength) issues.push({ path: `${o.source.path}/name`, message: `the new name is ${o.name.length} characters, over maxNameLength (${config.maxNameLength})` });
+  }
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

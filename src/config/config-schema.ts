@@ -16,6 +16,7 @@ import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../re
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
 import { SERVERS_CONFIG_SCHEMA, type RawServer } from '../servers/servers-schema.ts';
+import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
@@ -26,13 +27,7 @@ import {
   type RawRateLimitsConfig,
   type RawValidationConfig,
 } from './enforcement-schema.ts';
-import {
-  HEADER_NAME_PATTERN,
-  UPSTREAM_AUTH_SCHEMA,
-  UPSTREAM_HEADERS_SCHEMA,
-  type RawHeaderValue,
-  type RawUpstreamAuth,
-} from './upstream-auth-schema.ts';
+import { HEADER_NAME_PATTERN, UPSTREAM_AUTH_SCHEMA, UPSTREAM_HEADERS_SCHEMA, type RawHeaderValue, type RawUpstreamAuth } from './upstream-auth-schema.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
@@ -148,6 +143,7 @@ export const CONFIG_SCHEMA = {
     toolSearch: TOOL_SEARCH_CONFIG_SCHEMA,
     resultShaping: RESULT_SHAPING_CONFIG_SCHEMA,
     servers: SERVERS_CONFIG_SCHEMA,
+    overlays: OVERLAYS_CONFIG_SCHEMA,
     upstreams: {
       description: 'The MCP servers behind the gateway.',
       type: 'array',
@@ -279,6 +275,7 @@ export interface RawConfig {
   toolSearch?: RawToolSearchConfig;
   resultShaping?: RawResultShapingConfig;
   servers?: RawServer[];
+  overlays?: RawOverlaysConfig;
   upstreams: RawUpstream[];
 }
 

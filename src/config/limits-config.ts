@@ -24,6 +24,9 @@ export const LIMIT_DEFAULTS = {
   maxQueuedCalls: 256,
   queueTimeout: '10s',
   maxInflightAnswerBytes: 256 * 1024 * 1024,
+  maxConnections: 20_000,
+  maxConcurrentRequests: 2_048,
+  maxConcurrentRequestsPerPrincipal: 256,
 } as const;
 
 export interface LimitsConfig {
@@ -49,6 +52,11 @@ export interface LimitsConfig {
   maxQueuedCalls: number;
   queueTimeoutMs: number;
   maxInflightAnswerBytes: number;
+  /** Client connections held open at once (http/connection-cap.ts). */
+  maxConnections: number;
+  /** /mcp requests being answered at once, overall and per principal (limits/in-flight-requests.ts). */
+  maxConcurrentRequests: number;
+  maxConcurrentRequestsPerPrincipal: number;
 }
 
 /** How many calls an upstream runs at once (concurrency-gate.ts). */
@@ -80,6 +88,9 @@ export function normalizeLimits(raw: RawLimitsConfig | undefined, ms: Ms): Limit
     maxQueuedCalls: raw?.maxQueuedCalls ?? d.maxQueuedCalls,
     queueTimeoutMs: ms(raw?.queueTimeout, d.queueTimeout, ['limits', 'queueTimeout']),
     maxInflightAnswerBytes: raw?.maxInflightAnswerBytes ?? d.maxInflightAnswerBytes,
+    maxConnections: raw?.maxConnections ?? d.maxConnections,
+    maxConcurrentRequests: raw?.maxConcurrentRequests ?? d.maxConcurrentRequests,
+    maxConcurrentRequestsPerPrincipal: raw?.maxConcurrentRequestsPerPrincipal ?? d.maxConcurrentRequestsPerPrincipal,
   };
 }
 

@@ -59,6 +59,15 @@ export const LIMITS_CONFIG_SCHEMA = {
       'Memory budget, in bytes, for the upstream answers being read at once (HTTP bodies and events, stdio lines), across every call in flight; an answer that does not fit fails its call with 503.',
       LIMIT_DEFAULTS.maxInflightAnswerBytes,
     ),
+    maxConnections: positiveInt(
+      'Most client connections held open at once; a request on a connection past it gets 503 with Retry-After and the connection is closed. Past twice this, new connections are closed unanswered.',
+      LIMIT_DEFAULTS.maxConnections,
+    ),
+    maxConcurrentRequests: positiveInt(
+      'Most requests to the MCP endpoint being answered at once, whoever sends them (notification streams count under maxStreams instead); past it a request gets 503 with Retry-After at once, before identity is checked.',
+      LIMIT_DEFAULTS.maxConcurrentRequests,
+    ),
+    maxConcurrentRequestsPerPrincipal: positiveInt('Most requests to the MCP endpoint one principal has being answered at once; past it its requests get 503 with Retry-After at once.', LIMIT_DEFAULTS.maxConcurrentRequestsPerPrincipal),
   },
 };
 
@@ -92,4 +101,7 @@ export interface RawLimitsConfig {
   maxQueuedCalls?: number;
   queueTimeout?: RawDuration;
   maxInflightAnswerBytes?: number;
+  maxConnections?: number;
+  maxConcurrentRequests?: number;
+  maxConcurrentRequestsPerPrincipal?: number;
 }

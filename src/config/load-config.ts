@@ -138,6 +138,11 @@ export function collectConfig(
   for (const i of normalized) report(i.path, i.message, false, i.fromCommandLine === true);
   blamed.push(...normalized.map((i) => i.path));
   for (const i of checkConfig(config)) report(accepted.toOriginal(i.path), i.message, i.atKey);
+  // Overlays are judged again when they meet their upstream's lists: those messages name the line too.
+  for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
+    const line = locate(accepted.toOriginal(o.source.path), false)?.line;
+    if (line !== undefined) o.source.line = line;
+  }
   return {
     config: issues.length === 0 ? deepFreeze(config) : undefined,
     partial: config,

@@ -14,6 +14,7 @@ import { normalizeConcurrency, normalizeLimits, type LimitsConfig } from './limi
 import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { normalizeServers } from '../servers/servers-config.ts';
+import { normalizeOverlaysConfig } from '../overlays/overlay-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -81,6 +82,8 @@ export function normalizeConfig(
   const secret = raw.sessions?.secret;
   const shaping = normalizeShapingConfig(raw.resultShaping);
   const listenPath = raw.listen?.path ?? DEFAULTS.path;
+  const overlays = normalizeOverlaysConfig(raw.overlays, absoluteFile);
+  issues.push(...overlays.issues);
   const config: GatewayConfig = {
     file: absoluteFile,
     listen: {
@@ -122,6 +125,7 @@ export function normalizeConfig(
     toolSearch: normalizeToolSearchConfig(raw.toolSearch),
     resultShaping: shaping.config,
     servers: normalizeServers(raw.servers, listenPath, upstreams.map((u) => u.name)),
+    overlays: overlays.config,
     upstreams,
   };
   for (const i of shaping.issues) issues.push({ path: `/resultShaping${i.path}`, message: i.message });

@@ -7,6 +7,7 @@ import type { LimitsConfig, UpstreamConcurrency } from './limits-config.ts';
 import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import type { ServerConfig } from '../servers/servers-config.ts';
+import type { OverlaysConfig } from '../overlays/overlay-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -137,5 +138,7 @@ export interface GatewayConfig {
   resultShaping: ResultShapingConfig;
   /** Virtual servers besides the default endpoint; empty: only the default one. */
   servers: readonly ServerConfig[];
+  /** Gateway-wide tool and prompt overlays; none unless the section is present (README, Virtual servers and overlays). */
+  overlays: OverlaysConfig;
   upstreams: readonly UpstreamConfig[];
 }

@@ -4,6 +4,7 @@
 // does), its body read under a size limit and a deadline, and the moment its client goes away; a reply is a
 // status with an optional text body, or an SSE stream (sse-stream.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import { onClientGone } from './client-gone.ts';
@@ -26,6 +27,10 @@ export interface HttpRequest {
   readBody(limit: number, timeoutMs: number): Result<string, GatewayError> | Promise<Result<string, GatewayError>>;
   /** Calls `fn` if the client goes away before its response is complete. */
   onAbort(fn: () => void): void;
+  /** Calls `fn` once when the response is over: sent whole, or its client gone. */
+  onDone(fn: () => void): void;
+  /** The connection the request came on (the connection cap marks the ones past it). */
+  readonly socket: Socket;
 }
 
 export interface TextReply {
@@ -77,6 +82,28 @@ class NodeHttpRequest implements HttpRequest, HeaderReader {
 
   onAbort(fn: () => void): void {
     onClientGone(this.res, fn);
+  }
+
+  get socket(): Socket {
+    return this.req.socket;
+  }
+
+  onDone(fn: () => void): void {
+    const res = this.res;
+    if (res.writableFinished || res.destroyed) {
+      fn();
+      return;
+    }
+    let done = false;
+    const once = (): void => {
+      if (done) return;
+      done = true;
+      fn();
+    };
+    res.once('finish', once);
+    // A response queued behind another on its connection may never emit 'close' when the
+    // connection drops (client-gone.ts): that case is watched there.
+    onClientGone(res, once);
   }
 }
 

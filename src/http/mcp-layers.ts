@@ -19,7 +19,7 @@ const SESSION_HEADER = 'mcp-session-id';
 const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway failed to complete this request' };
 
 /** Before the body is read the era is a guess from the headers: a session id means 2025-11-25. */
-function eraOf(req: HttpRequest): 'modern' | 'legacy' {
+export function eraOf(req: HttpRequest): 'modern' | 'legacy' {
   return req.header(SESSION_HEADER) === undefined ? 'modern' : 'legacy';
 }
 

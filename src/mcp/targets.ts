@@ -16,6 +16,7 @@ import { unknownError, type CallTarget } from '../policy/enforcer.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { createTargetSequence, type Resolved, type SequenceDeps } from './target-sequence.ts';
+import { namedArgumentProblem, refusedArgument, upstreamArguments, withOutputNote } from '../overlays/overlay-arguments.ts';
 
 export type Handler = (call: Call) => Promise<Handled>;
 export type TargetMethod = 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete';
@@ -73,15 +74,19 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     if (args !== undefined && !isJsonObject(args)) return invalid('tools/call "arguments" must be an object');
     const found = await catalog.resolve('tools', name, call.authContext);
     if (!found) return err(unknownError({ kind: 'tool', name }));
+    // An overlaid tool: the client sees (and mirrors headers for) the overlaid schema; policy,
+    // the record and the upstream see the arguments as they will run (overlays/).
+    const o = found.overlay;
+    const sent = o ? upstreamArguments(o, args) : args;
     // We parse the body, so we are a server that MUST check Mcp-Param-* (MCP 2026-07-28,
     // custom headers from tool parameters); policy and the record read the decoded values.
     const checked = call.era === 'modern' && clientHeaders ? checkParamHeaders(found.headerParams, args, call.headers) : undefined;
-    const values = checked?.ok ? checked : extractParamValues(found.headerParams, args);
+    const values = checked?.ok && !o ? checked : extractParamValues(o ? o.upstreamHeaderParams : found.headerParams, sent);
     const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item };
-    if (args) target.arguments = args;
+    if (sent) target.arguments = sent;
     if (values.ok) target.params = values.value;
     const inputSchema = found.item.inputSchema;
-    const checkArguments = config.validation.arguments && isJsonObject(inputSchema);
+    const checkArguments = (config.validation.arguments || o?.enforced === true) && isJsonObject(inputSchema);
     const resolvedFor = (f: NonNullable<typeof found>): Resolved => ({
       target,
       upstream: f.upstream,
@@ -91,17 +96,19 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
       ...(values.ok ? { paramValues: values.value } : {}),
       ...(checked && !checked.ok ? { precheck: { kind: 'header_mismatch', message: checked.error } } : {}),
       check: () => {
+        const kept = o && refusedArgument(o, args);
+        if (kept) return { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: argument "${kept}" is set by the gateway; leave it out` };
         if (!checkArguments) return undefined;
         const v = validator.validate(inputSchema as JsonObject, args ?? {});
         if (v.kind === 'unchecked') reportUnchecked(inputSchema as JsonObject, name, f.upstream.name, v.reason);
-        return v.kind === 'invalid' ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${v.message}` } : undefined;
+        return v.kind === 'invalid' ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${o ? namedArgumentProblem(v.message) : v.message}` } : undefined;
       },
-      upstreamParams: (p) => ({ ...p, name: f.name }),
+      upstreamParams: (p) => (f.overlay ? { ...p, name: f.name, ...(isJsonObject(p.arguments) || p.arguments === undefined ? { arguments: upstreamArguments(f.overlay, p.arguments as JsonObject | undefined) ?? {} } : {}) } : { ...p, name: f.name }),
       upstreamHeaders: () => {
-        const h = buildParamHeaders(f.headerParams, args);
+        const h = f.overlay ? buildParamHeaders(f.overlay.upstreamHeaderParams, upstreamArguments(f.overlay, args)) : buildParamHeaders(f.headerParams, args);
         return h.ok ? ok(h.value) : err({ kind: 'invalid_params', message: h.error });
       },
-      rewrite: (reply: Reply) => (reply.ok ? ok(validateOutput(f.item, name, reply.value)) : reply),
+      rewrite: (reply: Reply) => (reply.ok ? ok(withOutputNote(validateOutput(f.item, name, reply.value), f.overlay?.overlay.kind === 'tools' ? f.overlay.overlay.outputNote : undefined)) : reply),
       refresh: async () => {
         catalog.invalidate(f.upstream.name, 'tools');
         const fresh = await catalog.resolve('tools', name, call.authContext);
@@ -118,9 +125,19 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     if (typeof name !== 'string') return invalid('prompts/get needs a string "name"');
     const found = await catalog.resolve('prompts', name, call.authContext);
     if (!found) return err(unknownError({ kind: 'prompt', name }));
-    const args = isJsonObject(call.params.arguments) ? call.params.arguments : undefined;
+    const clientArgs = isJsonObject(call.params.arguments) ? call.params.arguments : undefined;
+    const o = found.overlay;
+    const args = o ? upstreamArguments(o, clientArgs) : clientArgs;
+    const kept = o && refusedArgument(o, clientArgs);
     const target: CallTarget = { kind: 'prompt', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item, ...(args ? { arguments: args } : {}) };
-    return ok({ target, upstream: found.upstream, judge: 'call', unknown: unknownError({ kind: 'prompt', name }), upstreamParams: (p) => ({ ...p, name: found.name }) });
+    return ok({
+      target,
+      upstream: found.upstream,
+      judge: 'call',
+      unknown: unknownError({ kind: 'prompt', name }),
+      ...(kept ? { check: () => ({ kind: 'invalid_params', message: `Invalid arguments for prompt ${name}: argument "${kept}" is set by the gateway; leave it out` }) } : {}),
+      upstreamParams: (p) => ({ ...p, name: found.name, ...(o ? { arguments: upstreamArguments(o, isJsonObject(p.arguments) ? p.arguments : undefined) ?? {} } : {}) }),
+    });
   };
 
   const resolveResource = async (call: Call): Promise<Resolution> => {
@@ -155,7 +172,11 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const found = await catalog.resolve('prompts', ref.name, call.authContext);
       if (!found) return err(unknownError({ kind: 'prompt', name: ref.name }));
+      // An argument the overlay keeps for the gateway has nothing for the client to complete.
+      const arg = isJsonObject(call.params.argument) ? call.params.argument.name : undefined;
+      const kept = found.overlay && typeof arg === 'string' && found.overlay.hidden.includes(arg) ? arg : undefined;
       return ok({
+        ...(kept ? { check: () => ({ kind: 'invalid_params' as const, message: `Invalid arguments for prompt ${String(ref.name)}: argument "${kept}" is set by the gateway; leave it out` }) } : {}),
         target: { kind: 'prompt', upstream: found.upstream.name, name: found.policyName ?? ref.name, upstreamName: found.name, item: found.item },
         upstream: found.upstream,
         // A prompt the caller may not see cannot be completed either.

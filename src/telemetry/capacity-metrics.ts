@@ -5,6 +5,10 @@ import { Gauge, type Registry } from 'prom-client';
 import { cumulative } from './cumulative-counter.ts';
 
 export interface CapacitySources {
+  /** Client connections open (limits.maxConnections). */
+  connections?: () => number;
+  /** Requests to the MCP endpoint being answered (limits.maxConcurrentRequests). */
+  requests?: () => number;
   /** Bytes charged per catalog cache, and merges done since start. */
   catalog?: () => { merges: number; bytes: Readonly<Record<string, number>> };
   /** Upstream lists left out of merged lists until a retry answers. */
@@ -22,7 +26,7 @@ export interface CapacitySources {
 type Report = <T>(metric: string, read: () => T) => T | undefined;
 
 export function registerCapacityMetrics(registers: Registry[], sources: CapacitySources, report: Report): void {
-  const { catalog, failingLists, sessions, streams, answerBytes, upstreamCalls } = sources;
+  const { connections, requests, catalog, failingLists, sessions, streams, answerBytes, upstreamCalls } = sources;
   if (upstreamCalls) {
     const perUpstream = (name: string, help: string, pick: (u: { running: number; queued: number }) => number): void => {
       const g: Gauge<'upstream'> = new Gauge({
@@ -41,6 +45,8 @@ export function registerCapacityMetrics(registers: Registry[], sources: Capacity
   const gauge = (name: string, help: string, read: () => number): void => {
     const g: Gauge = new Gauge({ name, help, registers, collect: () => g.set(report(name, read) ?? Number.NaN) });
   };
+  if (connections) gauge('gatehouse_connections', 'Client connections open, within limits.maxConnections.', connections);
+  if (requests) gauge('gatehouse_requests_in_flight', 'Requests to the MCP endpoint being answered (notification streams apart), within limits.maxConcurrentRequests.', requests);
   if (sessions) gauge('gatehouse_sessions', 'Legacy (2025-11-25) sessions held, within limits.maxSessions.', sessions);
   if (answerBytes) gauge('gatehouse_upstream_answer_bytes', 'Bytes of upstream answers (HTTP and stdio) held while they are read, across every call in flight, within limits.maxInflightAnswerBytes.', answerBytes);
   if (streams) gauge('gatehouse_streams', 'Notification streams open (subscriptions/listen and legacy GET), within limits.maxStreams.', streams);

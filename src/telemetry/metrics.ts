@@ -31,6 +31,7 @@ export const LIMIT_NAMES = [
   'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
   'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime', 'streamIdleTimeout',
   'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
+  'maxConnections', 'maxConcurrentRequests', 'maxConcurrentRequestsPerPrincipal',
   // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
   'maxConcurrent',
   // Under `approvals`, not `limits`: the pending-approval caps.

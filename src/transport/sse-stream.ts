@@ -57,6 +57,12 @@ export class SseStream {
     return this.#closed;
   }
 
+  /** A notification stream (listen, legacy GET: the ones with keep-alives), held for as long as
+   * its client listens and counted under limits.maxStreams, not as a request being answered. */
+  get lasting(): boolean {
+    return this.#opts.keepAliveMs !== undefined;
+  }
+
   /** Binds the stream to its response: headers now, then whatever was sent before. */
   attach(res: ServerResponse): void {
     this.#res = res;

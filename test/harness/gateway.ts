@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load-config.ts';
+import { collectConfigFile, loadConfig } from '../../src/config/load-config.ts';
 import type { GatewayConfig } from '../../src/config/types.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { LogFields } from '../../src/telemetry/logger.ts';
@@ -20,14 +20,17 @@ export interface TestGateway extends RunningGateway {
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const EVERYTHING_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
-/** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own. */
-export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number; now?: () => number } = {}): Promise<TestGateway> {
+/** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own.
+ * `reload`: the gateway reloads its file (`config.file`) when it changes, as `gatehouse serve` does. */
+export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number; now?: () => number; reload?: boolean } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const file = join(dir, 'gatehouse.yaml');
   writeFileSync(file, yaml);
-  const config = loadConfig(file, env, { host: '127.0.0.1', port: opts.port ?? 0 });
+  const overrides = { host: '127.0.0.1', port: opts.port ?? 0 };
+  const config = loadConfig(file, env, overrides);
   const { logger, lines } = createMemoryLogger();
-  const gw = await startGateway(config, logger, { env, ...(opts.now ? { now: opts.now } : {}) });
+  const reload = opts.reload ? { reload: { load: () => collectConfigFile(file, env, overrides), watch: true } } : {};
+  const gw = await startGateway(config, logger, { env, ...(opts.now ? { now: opts.now } : {}), ...reload });
   return {
     ...gw,
     config,
@@ -97,4 +100,11 @@ export function auditRequests(gw: TestGateway): Record<string, any>[] {
   const file = join(gw.config.audit.dir, gw.config.audit.file);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'request');
+}
+
+/** The event records (type "event") of a running test gateway's audit trail, as written so far. */
+export function auditEvents(gw: TestGateway): Record<string, any>[] {
+  const file = join(gw.config.audit.dir, gw.config.audit.file);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'event');
 }

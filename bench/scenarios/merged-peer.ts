@@ -1,0 +1,136 @@
+// Issue 17, target 7: the merged scenario against an aggregator peer. Five stdio
+// server-everything servers behind Gatehouse and the same five behind npm `mcp-hub`; both
+// driven by the same MCP SDK 1.x client (Streamable HTTP to Gatehouse, HTTP+SSE to mcp-hub,
+// the one transport its /mcp speaks), one session per connection. Measured: the merged
+// tools/list a new session sees first ("cold") and again (warm, median of WARM_LISTS), with
+// each list checked to hold five servers' tools; tools/call echo throughput and p99 (interleaved
+// rounds), each proxy's CPU per call (its own process, not the stdio servers') and its RSS
+// after the calls. The ratios are Gatehouse ÷ mcp-hub. A third arm drives the same Gatehouse
+// with the benchmark's raw HTTP load generator (legacy session, autocannon), which the other
+// scenarios use: the SDK 1.x Streamable HTTP client costs far more per call than its SSE
+// transport does, and bounds the SDK arm well below what the gateway can answer, so the CPU
+// per call of each proxy is the finer comparison.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { runInterleaved, type Arm } from '../harness/ab-rounds.ts';
+import { startGateway } from '../harness/gateway-process.ts';
+import { openLegacySession } from '../harness/legacy-session.ts';
+import { findHub, startHub, type HubServer } from '../harness/mcp-hub.ts';
+import { memoryStats } from '../harness/proc-stats.ts';
+import { median } from '../harness/statistics.ts';
+import { EVERYTHING } from '../harness/upstream-processes.ts';
+import { armRows, stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+
+const ID = 'mergedPeer';
+const SERVERS: readonly HubServer[] = ['s1', 's2', 's3', 's4', 's5'].map((name) => ({ name, command: process.execPath, args: [EVERYTHING, 'stdio'] }));
+const WARM_LISTS = 30;
+const GATEHOUSE = 'gatehouse (5 stdio servers)';
+const HUB = 'mcp-hub (5 stdio servers)';
+const RAW = 'gatehouse, raw HTTP load (autocannon)';
+
+interface ListTiming {
+  coldMs: number;
+  warmP50Ms: number;
+  names: string[];
+}
+
+async function timeLists(url: string, transport: 'sse' | 'streamableHttp'): Promise<ListTiming> {
+  const client = new Client({ name: 'gatehouse-bench-lists', version: '0.1.0' });
+  await client.connect(transport === 'sse' ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    const all = async (): Promise<string[]> => {
+      const names: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor });
+        names.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return names;
+    };
+    let t = performance.now();
+    const names = await all();
+    const coldMs = performance.now() - t;
+    const warm: number[] = [];
+    for (let i = 0; i < WARM_LISTS; i++) {
+      t = performance.now();
+      const again = await all();
+      warm.push(performance.now() - t);
+      if (again.length !== names.length) throw new Error(`tools/list at ${url}: ${again.length} tools, then ${names.length}`);
+    }
+    return { coldMs, warmP50Ms: median(warm), names };
+  } finally {
+    await client.close();
+  }
+}
+
+/** The echo tool of server s1 as the endpoint names it. */
+function echoOf(names: readonly string[], url: string): string {
+  const found = names.find((n) => n.startsWith('s1') && n.endsWith('echo'));
+  if (!found) throw new Error(`no echo tool of s1 at ${url} among ${names.slice(0, 10).join(', ')}`);
+  return found;
+}
+
+export const mergedPeer: Scenario = {
+  id: ID,
+  title: 'merged peer: 5 stdio server-everything servers behind Gatehouse vs behind mcp-hub',
+  async run(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const hubFound = findHub();
+    if (typeof hubFound === 'string') return { id: ID, title: this.title, rows: [], metrics: {}, skipped: `mcp-hub ${hubFound}` };
+    const stoppers: (() => Promise<void>)[] = [];
+    try {
+      const gateway = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: SERVERS.map((s) => ({ name: s.name, command: s.command, args: s.args })) });
+      stoppers.push(gateway.stop);
+      const hub = await startHub(ctx.pinning, ctx.tmpDir, SERVERS);
+      stoppers.push(hub.stop);
+      const gLists = await timeLists(gateway.url, 'streamableHttp');
+      const hLists = await timeLists(hub.url, 'sse');
+      // server-everything offers some tools only to clients that declare the matching
+      // capability, and the two proxies declare different ones upstream: each merged list must
+      // hold five copies of what its own session with a server offers.
+      for (const [who, l] of [['Gatehouse', gLists], ['mcp-hub', hLists]] as const) {
+        const per = l.names.filter((n) => n.startsWith('s1')).length;
+        if (per === 0 || l.names.length !== per * SERVERS.length) throw new Error(`merged list of ${who}: ${l.names.length} tools, ${per} of them from s1`);
+      }
+      ctx.log(`  merged list of ${gLists.names.length} tools: cold ${gLists.coldMs.toFixed(1)} / ${hLists.coldMs.toFixed(1)} ms, warm ${gLists.warmP50Ms.toFixed(2)} / ${hLists.warmP50Ms.toFixed(2)} ms`);
+      const arms: Arm[] = [
+        { name: GATEHOUSE, spec: { url: gateway.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'modern', tool: echoOf(gLists.names, gateway.url) }, sdkTransport: 'streamableHttp' }, cpuPids: { proxy: gateway.pid } },
+        { name: HUB, spec: { url: hub.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'modern', tool: echoOf(hLists.names, hub.url) }, sdkTransport: 'sse' }, cpuPids: { proxy: hub.pid } },
+        { name: RAW, spec: { url: gateway.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gateway.url), tool: echoOf(gLists.names, gateway.url) } }, cpuPids: { proxy: gateway.pid } },
+      ];
+      const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
+      const [g, h, raw] = summaries as [(typeof summaries)[0], (typeof summaries)[0], (typeof summaries)[0]];
+      const gRss = memoryStats(gateway.pid).rssMb;
+      const hRss = memoryStats(hub.pid).rssMb;
+      const rows: ResultRow[] = [
+        ...armRows(summaries, { [GATEHOUSE]: 'proxy', [HUB]: 'proxy', [RAW]: 'proxy' }),
+        { label: `merged tools/list (${gLists.names.length} tools), first on a new session`, value: `${gLists.coldMs.toFixed(1)} ms`, note: `mcp-hub ${hubFound.version}: ${hLists.coldMs.toFixed(1)} ms (${hLists.names.length} tools: server-everything offers it fewer)` },
+        { label: 'merged tools/list, warm p50', value: `${gLists.warmP50Ms.toFixed(2)} ms`, note: `mcp-hub: ${hLists.warmP50Ms.toFixed(2)} ms` },
+        { label: 'RSS after the calls (proxy process)', value: `${gRss.toFixed(0)} MB`, note: `mcp-hub: ${hRss.toFixed(0)} MB` },
+      ];
+      return {
+        id: ID,
+        title: this.title,
+        note: `mcp-hub ${hubFound.version} (HTTP+SSE); the same SDK 1.x client drives the first two arms; ×: ÷ the first row, Gatehouse ÷ mcp-hub in the targets. The SDK client bounds the first arm: compare CPU per call.`,
+        rows,
+        metrics: {
+          vsHubThroughput: g.rps / h.rps,
+          vsHubP99: g.p99Ms / h.p99Ms,
+          gatewayCpuUsPerCall: g.cpuUsPerCall.proxy ?? Number.NaN,
+          hubCpuUsPerCall: h.cpuUsPerCall.proxy ?? Number.NaN,
+          hubCpuOverGatehouse: (h.cpuUsPerCall.proxy ?? Number.NaN) / (g.cpuUsPerCall.proxy ?? Number.NaN),
+          rawRps: raw.rps,
+          coldListMs: gLists.coldMs,
+          hubColdListMs: hLists.coldMs,
+          warmListP50Ms: gLists.warmP50Ms,
+          hubWarmListP50Ms: hLists.warmP50Ms,
+        },
+        ...(g.failed || raw.failed ? { failed: `Gatehouse: ${g.failed ?? raw.failed}` } : {}),
+        ...(h.failed ? { metricFailures: { vsHubThroughput: h.failed, vsHubP99: h.failed } } : {}),
+      };
+    } finally {
+      await stopAll(stoppers);
+    }
+  },
+};

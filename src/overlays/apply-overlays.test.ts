@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { buildMergedView } from '../catalog/merged-view.ts';
+import type { Part } from '../catalog/part-cache.ts';
+import type { JsonObject } from '../protocol/message.ts';
+import { SchemaValidator } from '../validation/schema-validator.ts';
+import { applyOverlays } from './apply-overlays.ts';
+import { normalizeOverlaysConfig, type RawOverlaysConfig } from './overlay-config.ts';
+import { overlayHash } from './overlay-hash.ts';
+import { checkWith } from './overlay-states.ts';
+
+const check = checkWith(new SchemaValidator());
+const SEARCH: JsonObject = { name: 'search', description: 'Searches', inputSchema: { type: 'object', properties: { q: { type: 'string' }, tenant: { type: 'string', 'x-mcp-header': 'Tenant' } }, required: ['q', 'tenant'] } };
+const ECHO: JsonObject = { name: 'echo', inputSchema: { type: 'object' } };
+
+function part(upstream: string, items: JsonObject[], generation: number): Part {
+  return { upstream, items, ttlMs: 0, cacheScope: 'public', fetchedAt: 0, generation, bytes: 0, headerParams: new Map([['search', [{ name: 'Tenant', path: ['tenant'], type: 'string' as const }]]]) };
+}
+const view = () => buildMergedView('tools', [part('a', [SEARCH, ECHO], 1), part('b', [ECHO], 2)], [], (u) => u, { separator: '__', maxNameLength: 64 });
+const overlays = (raw: RawOverlaysConfig) => normalizeOverlaysConfig(raw, '/gw.yaml').config.tools;
+
+describe('applyOverlays', () => {
+  it('renames and re-describes, routes the new name to the upstream own, and keeps only the visible header params', () => {
+    const sha256 = overlayHash('tools', SEARCH);
+    const out = applyOverlays(view(), overlays({ tools: [{ tool: 'search', upstream: 'a', sha256, name: 'find', description: 'Finds', arguments: { tenant: { fixed: 'acme' } } }] }), check);
+    expect(out.items.map((i) => i.name)).toEqual(['find', 'a__echo', 'b__echo']);
+    expect(out.index.get('find')).toEqual({ upstream: 'a', original: 'search' });
+    expect(out.byName.get('find')).toMatchObject({ description: 'Finds', inputSchema: { properties: { q: { type: 'string' } }, required: ['q'] } });
+    expect(out.headerParams.has('find')).toBe(false);
+    expect(out.overlays.get('find')).toMatchObject({ fixed: { tenant: 'acme' }, hidden: ['tenant'], upstreamHeaderParams: [{ name: 'Tenant' }] });
+    expect(out.held).toEqual([]);
+    expect(out.version).not.toBe(view().version);
+  });
+
+  it('quarantines on a changed definition and holds back an unconfirmed overlay', () => {
+    const out = applyOverlays(view(), overlays({ tools: [{ tool: 'a__search', sha256: 'ab'.repeat(32) }, { tool: 'echo', upstream: 'b', description: 'x' }] }), check);
+    expect(out.items.map((i) => i.name)).toEqual(['a__echo']);
+    expect(out.held.map((h) => [h.state, h.current])).toEqual([['quarantined', overlayHash('tools', SEARCH)], ['unconfirmed', overlayHash('tools', ECHO)]]);
+  });
+
+  it('holds back a rename that takes a name another tool keeps, and reports overlays whose tool is not listed', () => {
+    const out = applyOverlays(view(), overlays({ tools: [{ tool: 'echo', upstream: 'b', sha256: overlayHash('tools', ECHO), name: 'a__echo' }, { tool: 'gone', upstream: 'a' }, { tool: 'gone', upstream: 'c' }] }), check);
+    expect(out.items.map((i) => i.name)).toEqual(['a__search', 'a__echo']);
+    expect(out.held.map((h) => `${h.state}: ${h.reason}`)).toEqual(['missing: upstream "a" lists no tool "gone"', 'invalid: the rename to "a__echo" collides with the tool "a__echo" of upstream "a"']);
+  });
+});
+
+describe('overlayHash', () => {
+  it('hashes a tool as a version-2 pin and a prompt by its arguments, description and title', () => {
+    expect(overlayHash('tools', { name: 't', description: 'd' })).toMatch(/^[0-9a-f]{64}$/);
+    const p = overlayHash('prompts', { name: 'p', description: 'd', arguments: [{ name: 'x' }] });
+    expect(overlayHash('prompts', { name: 'renamed', description: 'd', arguments: [{ name: 'x' }] })).toBe(p);
+    expect(overlayHash('prompts', { name: 'p', description: 'd', arguments: [{ name: 'x', required: true }] })).not.toBe(p);
+  });
+});
