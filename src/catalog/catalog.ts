@@ -22,6 +22,7 @@ import type { OpenList } from './list-circuit.ts';
 import { offersList, partWithin } from './part-within.ts';
 import type { ServerScope } from '../servers/server-view.ts';
 import { OverlayStates, type AppliedOverlay } from '../overlays/overlay-states.ts';
+import { NO_OVERLAYS } from '../overlays/overlay-config.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListPage } from './list-page.ts';
@@ -70,7 +71,7 @@ export class Catalog {
   private readonly served = new Map<ListKind, string | undefined>();
   /** The default catalog: the servers' catalogs it tells of upstream list changes (serve). */
   private servers: readonly Catalog[] = [];
-  /** The overlays of this catalog's endpoint, applied once per built view (overlays/). */
+  /** The overlays of this catalog's endpoint (none on a server's), applied once per built view. */
   readonly overlays: OverlayStates;
 
   constructor(
@@ -82,7 +83,7 @@ export class Catalog {
     /** A virtual server's catalog: the default one's parts, the server's naming and selection. */
     private readonly within?: { shared: SharedParts; scope: ServerScope },
   ) {
-    this.overlays = new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
+    this.overlays = new OverlayStates(within ? NO_OVERLAYS : config.overlays, logger, (kind) => this.changed(kind));
     const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
     this.cache = shared.cache;
     this.views = this.newViews();
@@ -111,12 +112,11 @@ export class Catalog {
   }
 
   /** A config reload. The default catalog drops the shared lists of every upstream new, gone or
-   * replaced (all when naming changed, every tools and prompts list when the overlays did); a
-   * server's takes its upstreams and scope and drops its views, built the old way. Budgets stay
-   * (limits.catalogCacheBytes is restart-only). */
+   * replaced (all when naming changed, tools and prompts when overlays did); a server's takes its
+   * upstreams and scope and drops its views. Budgets stay (catalogCacheBytes is restart-only). */
   reconfigure(config: GatewayConfig, upstreams: readonly Upstream[], scope?: ServerScope): void {
     const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
-    const reshaped = this.overlays.reconfigure(config.overlays);
+    const reshaped = this.overlays.reconfigure(this.within ? NO_OVERLAYS : config.overlays);
     const before = this.byName;
     [this.config, this.upstreams, this.byName] = [config, upstreams, new Map(upstreams.map((u) => [u.name, u]))];
     if (this.within) {

@@ -10,6 +10,7 @@ import { serverScope } from '../servers/server-view.ts';
 import type { ServerConfig } from '../servers/servers-config.ts';
 import { createMemoryLogger } from '../telemetry/logger.ts';
 import type { Upstream, UpstreamEvent, UpstreamRequest } from '../upstream/upstream.ts';
+import { NO_OVERLAYS } from '../overlays/overlay-config.ts';
 import { Catalog } from './catalog.ts';
 
 type Listed = Upstream & { lists: number; emit(ev: UpstreamEvent): void; tools: string[] };
@@ -34,7 +35,7 @@ function upstream(name: string, tools: string[]): Listed {
   return up as unknown as Listed;
 }
 
-const CONFIG = { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes: 1 << 24 }, overlays: { tools: [], prompts: [] } } as unknown as GatewayConfig;
+const CONFIG = { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000 }, limits: { pageSize: 1000, catalogCacheBytes: 1 << 24 }, overlays: NO_OVERLAYS } as unknown as GatewayConfig;
 const ALL = { include: ['*'], exclude: [] };
 
 function team(tools: string[]): ServerConfig {
