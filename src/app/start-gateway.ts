@@ -19,6 +19,7 @@ import type { Authenticate } from '../identity/authenticate.ts';
 import type { ConfigIssue } from '../config/config-error.ts';
 import type { GatewayConfig, UpstreamConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
+import { createSuspendedCalls } from '../mcp/suspended-calls.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { DrainState } from '../http/drain-state.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
@@ -146,11 +147,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
   const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits: () => live().config.limits });
+  // Shared by every config generation: a reload leaves calls waiting for input where they are.
+  const suspended = createSuspendedCalls(limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
+    suspended.closeAll();
     sessions.close();
     reloader?.close();
     current?.enforcement.policy?.close();

@@ -14,6 +14,7 @@ import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import type { SuspendedCalls } from './suspended-calls.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   /** Tool search and result shaping made before (a config reload keeps their indexes and kept
    * results when their settings did not change); made from the config when unset. */
   contextBudget?: ContextBudget;
+  /** Upstream calls suspended for a 2026-07-28 client's input (suspended-calls.ts). */
+  suspended?: SuspendedCalls;
 }
 
 export interface ContextBudget {
@@ -115,6 +118,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(shaper ? { shaper } : {}),
     ...(deps.gates ? { gates: deps.gates } : {}),
+    ...(deps.suspended ? { suspended: deps.suspended } : {}),
   });
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];
