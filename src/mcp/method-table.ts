@@ -76,7 +76,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { catalog, upstreams, enforcer } = deps;
 
   const capabilities = (): JsonObject => {
-    const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
+    // resources.subscribe: a listen's resourceSubscriptions are honoured where an upstream subscribes.
+    const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: deps.subscriptions?.offered() ? { listChanged: true, subscribe: true } : { listChanged: true } };
     if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
     return caps;
   };
@@ -84,9 +85,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), and resource
    * subscriptions where an upstream takes them. */
   const legacyCapabilities = (): JsonObject => {
-    const caps = capabilities();
-    if (deps.subscriptions?.offered()) caps.resources = { listChanged: true, subscribe: true };
-    return { ...caps, logging: {} };
+    return { ...capabilities(), logging: {} };
   };
 
   const instructions = (): string | undefined => {

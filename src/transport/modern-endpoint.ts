@@ -31,7 +31,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       if (!checked.ok) return refused(checked.error);
       if (msg.method === 'subscriptions/listen') {
         const l = deps.liveLimits?.() ?? deps.config.limits;
-        return openListenStream(msg, notifier, principal, { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now });
+        return openListenStream(msg, notifier, principal, { maxLifetimeMs: l.streamMaxLifetimeMs, idleTimeoutMs: l.streamIdleTimeoutMs, now: Date.now }, deps.listenResources);
       }
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();

@@ -11,7 +11,7 @@ import { useGatewayBed } from '../harness/gateway-bed.ts';
 let upstream: ModernUpstream;
 let gw: TestGateway;
 useGatewayBed({
-  upstream: () => startModernUpstream({ name: 'm' }),
+  upstream: () => startModernUpstream({ name: 'm', askMore: true }),
   config: (up) => `upstreams:\n  - { name: m, url: "${up.url}" }\n`,
   ready: (bed) => ({ upstream, gw } = bed),
 });
