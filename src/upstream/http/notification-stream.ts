@@ -63,9 +63,11 @@ export class NotificationStream {
 
   open(): void {
     const { capabilities: caps } = this.opts;
-    // Resource subscriptions' updates come on this stream too (2025-11-25).
+    // Resource subscriptions' updates come on this stream too. A 2025-11-25 upstream may also
+    // send requests on it (the gateway's session declares sampling, elicitation and roots),
+    // which must be answered, so its GET stream is always opened (a 405 ends it quietly).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
-    if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
+    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
     void this.loop().catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
   }
 
