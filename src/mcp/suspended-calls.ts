@@ -102,6 +102,8 @@ export class SuspendedCalls {
       this.opts.onLimit?.(limit);
       return false;
     }
+    // Made only now: most calls never ask, and cost no random bytes.
+    sc.handle = randomBytes(16).toString('base64url');
     this.held.set(sc.handle, sc);
     this.perOwner.set(owner, mine + 1);
     return true;
@@ -123,7 +125,8 @@ export class SuspendedCalls {
 
 /** One upstream call and the questions it has put to the client. */
 export class SuspendedCall {
-  readonly handle = randomBytes(16).toString('base64url');
+  /** Set when the call is first held (SuspendedCalls.hold). */
+  handle = '';
   /** Rounds of questions handed to the client so far; a retry must answer the latest. */
   round = 0;
   private readonly controller = new AbortController();
