@@ -150,7 +150,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
   const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits: () => live().config.limits, listenResources });
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
-  const suspended = createSuspendedCalls(limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
+  const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
   const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 

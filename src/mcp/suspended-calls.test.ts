@@ -5,7 +5,7 @@ import type { Reply } from '../protocol/call.ts';
 import type { ClientAsk } from '../protocol/client-ask.ts';
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 import { ok } from '../protocol/result.ts';
-import { SuspendedCalls, type Attached } from './suspended-calls.ts';
+import { SuspendedCalls, type Attached, type SuspensionBounds } from './suspended-calls.ts';
 import { bindingOf, declaredForModern, inputRequiredResult, openRound, sealRound } from './suspension-state.ts';
 
 const sealing = createSealer(['3'.repeat(64)]);
@@ -61,7 +61,10 @@ describe('suspension state', () => {
 });
 
 describe('SuspendedCalls', () => {
-  const calls = (over: Partial<ConstructorParameters<typeof SuspendedCalls>[0]> = {}) => new SuspendedCalls({ sealer, timeoutMs: 60_000, maxCalls: 10, maxPerPrincipal: 10, now: () => 0, replica: 'r1', ...over });
+  const calls = (over: Partial<SuspensionBounds> & { onLimit?: (l: string) => void } = {}) => {
+    const { onLimit, ...bounds } = over;
+    return new SuspendedCalls({ sealer, bounds: () => ({ timeoutMs: 60_000, maxCalls: 10, maxPerPrincipal: 10, ...bounds }), now: () => 0, replica: 'r1', ...(onLimit ? { onLimit } : {}) });
+  };
 
   it('asks, takes the answer once, and returns the upstream result', async () => {
     const registry = calls();

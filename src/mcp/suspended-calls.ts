@@ -24,11 +24,16 @@ import { declaredForModern, invalidState, openRound, sealRound, type AskedInput,
 
 export type SuspensionLimit = 'inputTimeout' | 'maxSuspendedCalls' | 'maxSuspendedCallsPerPrincipal';
 
-export interface SuspendedCallsOptions {
-  sealer: StateSealer;
+/** The three limits, read when used (a config reload may change them). */
+export interface SuspensionBounds {
   timeoutMs: number;
   maxCalls: number;
   maxPerPrincipal: number;
+}
+
+export interface SuspendedCallsOptions {
+  sealer: StateSealer;
+  bounds: () => SuspensionBounds;
   now: () => number;
   onLimit?: (limit: SuspensionLimit) => void;
   /** This process's name in the states it seals; random by default. */
@@ -55,9 +60,13 @@ interface Question extends AskedInput {
 
 const unanswered = (message: string): Result<JsonObject, AskFailure> => err({ kind: 'unanswered', message });
 
-/** Made once at start from the limits (a config reload does not change them). */
-export function createSuspendedCalls(limits: LimitsConfig, sealer: StateSealer, onLimit: (limit: SuspensionLimit) => void): SuspendedCalls {
-  return new SuspendedCalls({ sealer, timeoutMs: limits.inputTimeoutMs, maxCalls: limits.maxSuspendedCalls, maxPerPrincipal: limits.maxSuspendedCallsPerPrincipal, now: Date.now, onLimit });
+/** Made once at start; `limits` gives the limits in force (after a config reload, the new ones). */
+export function createSuspendedCalls(limits: () => LimitsConfig, sealer: StateSealer, onLimit: (limit: SuspensionLimit) => void): SuspendedCalls {
+  const bounds = (): SuspensionBounds => {
+    const l = limits();
+    return { timeoutMs: l.inputTimeoutMs, maxCalls: l.maxSuspendedCalls, maxPerPrincipal: l.maxSuspendedCallsPerPrincipal };
+  };
+  return new SuspendedCalls({ sealer, bounds, now: Date.now, onLimit });
 }
 
 export class SuspendedCalls {
@@ -97,7 +106,8 @@ export class SuspendedCalls {
   hold(sc: SuspendedCall): boolean {
     const owner = sc.binding.owner;
     const mine = this.perOwner.get(owner) ?? 0;
-    const limit: SuspensionLimit | undefined = this.held.size >= this.opts.maxCalls ? 'maxSuspendedCalls' : mine >= this.opts.maxPerPrincipal ? 'maxSuspendedCallsPerPrincipal' : undefined;
+    const { maxCalls, maxPerPrincipal } = this.opts.bounds();
+    const limit: SuspensionLimit | undefined = this.held.size >= maxCalls ? 'maxSuspendedCalls' : mine >= maxPerPrincipal ? 'maxSuspendedCallsPerPrincipal' : undefined;
     if (limit) {
       this.opts.onLimit?.(limit);
       return false;
@@ -119,7 +129,7 @@ export class SuspendedCalls {
 
   /** @internal */
   seal(sc: SuspendedCall): string {
-    return sealRound(this.opts.sealer, sc.binding, { handle: sc.handle, round: sc.round, replica: this.replica, expiresAt: this.opts.now() + this.opts.timeoutMs });
+    return sealRound(this.opts.sealer, sc.binding, { handle: sc.handle, round: sc.round, replica: this.replica, expiresAt: this.opts.now() + this.opts.bounds().timeoutMs });
   }
 }
 
@@ -248,7 +258,7 @@ export class SuspendedCall {
     for (const q of asked) q.asked = true;
     this.round++;
     this.taken = false;
-    this.deadline = setTimeout(() => this.expire(), this.calls.opts.timeoutMs);
+    this.deadline = setTimeout(() => this.expire(), this.calls.opts.bounds().timeoutMs);
     this.deadline.unref();
     this.deliver({ kind: 'ask', asked: asked.map(({ key, method, params }) => ({ key, method, params })), requestState: this.calls.seal(this) });
   }
