@@ -26,6 +26,7 @@ import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
 import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import { createContextBudget, createGateway, type ContextBudget, type Gateway, type GatewayDeps } from '../mcp/method-table.ts';
 import type { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
+import type { SuspendedCalls } from '../mcp/suspended-calls.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { ok } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -48,6 +49,8 @@ export interface SharedParts {
   validator: SchemaValidator;
   approvals: ApprovalsRuntime;
   subscriptions: ResourceSubscriptions;
+  /** Upstream calls waiting for a 2026-07-28 client's input; they outlive a generation. */
+  suspended: SuspendedCalls;
   /** The /mcp endpoint (sessions, streams, pending client requests live in it). */
   endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
   /** The virtual servers' endpoints and catalogs. */
@@ -99,6 +102,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     metrics: shared.metrics,
     approvals: shared.approvals.deps,
     subscriptions: shared.subscriptions,
+    suspended: shared.suspended,
     gates,
     ...(shared.now ? { now: shared.now } : {}),
   };

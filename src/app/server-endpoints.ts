@@ -19,6 +19,7 @@ import { createObserver, type Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
 import type { Principal } from '../identity/principal.ts';
+import type { JsonRpcNotification } from '../protocol/message.ts';
 import { metadataPaths, protectedResourceMetadata, type ProtectedResourceMetadata } from '../identity/resource-metadata.ts';
 import type { ContextBudget, Gateway } from '../mcp/method-table.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
@@ -184,7 +185,9 @@ export class VirtualServers {
     const observer = createObserver({ tracing: deps.tracing, metrics: deps.metrics, audit: deps.audit, ...(deps.bodies ? { bodies: deps.bodies } : {}), logger: deps.logger, server: name });
     // Routed only once installed, so `serving` is set whenever a request reaches the endpoint.
     const gateway = liveGateway(() => home!.serving!.gateway);
-    const endpoint = createMcpEndpoint({ config: deps.config, gateway, sessions: deps.sessions, notifier: deps.notifier, logger: deps.logger, observer, server: name, liveLimits: deps.liveLimits });
+    const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void): ReturnType<ResourceSubscriptions['listen']> =>
+      subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
+    const endpoint = createMcpEndpoint({ config: deps.config, gateway, sessions: deps.sessions, notifier: deps.notifier, logger: deps.logger, observer, server: name, liveLimits: deps.liveLimits, listenResources });
     home = { catalog, subscriptions, observer, endpoint, serving: undefined };
     this.homes.set(name, home);
     return home;

@@ -10,7 +10,8 @@ import { createObserver } from '../http/observer.ts';
 import { createAuditBodies } from '../audit/audit-body.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { openAuditTrail } from '../audit/audit-trail.ts';
-import type { JsonObject } from '../protocol/message.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import type { Principal } from '../identity/principal.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import { createTracing } from '../telemetry/tracing.ts';
 import { GATEWAY_VERSION } from '../protocol/implementation.ts';
@@ -19,6 +20,7 @@ import type { Authenticate } from '../identity/authenticate.ts';
 import type { ConfigIssue } from '../config/config-error.ts';
 import type { GatewayConfig, UpstreamConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
+import { createSuspendedCalls } from '../mcp/suspended-calls.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { DrainState } from '../http/drain-state.ts';
 import { LegacySessions } from '../transport/legacy-sessions.ts';
@@ -154,13 +156,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   subscriptions = new ResourceSubscriptions({ catalog, enforcer: liveEnforcer(() => live().enforcement.enforcer), upstreams: () => pool.current(), deliver: (id, n) => notifier.sendToSession(id, n) });
   sessions.onRemoved((id) => subscriptions.dropSession(id));
   const liveLimits = (): GatewayConfig['limits'] => live().config.limits;
-  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits });
+  const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
+  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits, listenResources });
   servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies });
+  // Shared by every config generation: a reload leaves calls waiting for input where they are.
+  const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
+    suspended.closeAll();
     sessions.close();
     reloader?.close();
     current?.enforcement.policy?.close();

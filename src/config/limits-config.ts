@@ -27,6 +27,9 @@ export const LIMIT_DEFAULTS = {
   maxConnections: 20_000,
   maxConcurrentRequests: 2_048,
   maxConcurrentRequestsPerPrincipal: 256,
+  inputTimeout: '2m',
+  maxSuspendedCalls: 1_000,
+  maxSuspendedCallsPerPrincipal: 20,
 } as const;
 
 export interface LimitsConfig {
@@ -57,6 +60,10 @@ export interface LimitsConfig {
   /** /mcp requests being answered at once, overall and per principal (limits/in-flight-requests.ts). */
   maxConcurrentRequests: number;
   maxConcurrentRequestsPerPrincipal: number;
+  /** How long a suspended upstream call waits for the 2026-07-28 client's retry. */
+  inputTimeoutMs: number;
+  maxSuspendedCalls: number;
+  maxSuspendedCallsPerPrincipal: number;
 }
 
 /** How many calls an upstream runs at once (concurrency-gate.ts). */
@@ -91,6 +98,9 @@ export function normalizeLimits(raw: RawLimitsConfig | undefined, ms: Ms): Limit
     maxConnections: raw?.maxConnections ?? d.maxConnections,
     maxConcurrentRequests: raw?.maxConcurrentRequests ?? d.maxConcurrentRequests,
     maxConcurrentRequestsPerPrincipal: raw?.maxConcurrentRequestsPerPrincipal ?? d.maxConcurrentRequestsPerPrincipal,
+    inputTimeoutMs: ms(raw?.inputTimeout, d.inputTimeout, ['limits', 'inputTimeout']),
+    maxSuspendedCalls: raw?.maxSuspendedCalls ?? d.maxSuspendedCalls,
+    maxSuspendedCallsPerPrincipal: raw?.maxSuspendedCallsPerPrincipal ?? d.maxSuspendedCallsPerPrincipal,
   };
 }
 

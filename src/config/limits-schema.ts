@@ -68,6 +68,13 @@ export const LIMITS_CONFIG_SCHEMA = {
       LIMIT_DEFAULTS.maxConcurrentRequests,
     ),
     maxConcurrentRequestsPerPrincipal: positiveInt('Most requests to the MCP endpoint one principal has being answered at once; past it its requests get 503 with Retry-After at once.', LIMIT_DEFAULTS.maxConcurrentRequestsPerPrincipal),
+    inputTimeout: defaultedDurationSchema(
+      "Longest a 2025-11-25 upstream's call waits for a 2026-07-28 client's retry after the gateway answered it input_required (the upstream asked for sampling, elicitation or roots); then the call is cancelled upstream and its requestState no longer opens. The upstream's own timeout still bounds the whole call.",
+      LIMIT_DEFAULTS.inputTimeout,
+      '2m',
+    ),
+    maxSuspendedCalls: positiveInt('Most upstream calls waiting for a 2026-07-28 client\'s input at once; past it the upstream\'s request is answered with an error at once.', LIMIT_DEFAULTS.maxSuspendedCalls),
+    maxSuspendedCallsPerPrincipal: positiveInt('Most upstream calls of one principal waiting for its input at once.', LIMIT_DEFAULTS.maxSuspendedCallsPerPrincipal),
   },
 };
 
@@ -104,4 +111,7 @@ export interface RawLimitsConfig {
   maxConnections?: number;
   maxConcurrentRequests?: number;
   maxConcurrentRequestsPerPrincipal?: number;
+  inputTimeout?: RawDuration;
+  maxSuspendedCalls?: number;
+  maxSuspendedCallsPerPrincipal?: number;
 }

@@ -14,6 +14,7 @@ import type { ApprovalDeps } from '../approvals/approval-flow.ts';
 import type { Enforcer } from '../policy/enforcer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import type { SuspendedCalls } from './suspended-calls.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { Upstream } from '../upstream/upstream.ts';
@@ -53,6 +54,8 @@ export interface GatewayDeps {
   /** Tool search and result shaping made before (a config reload keeps their indexes and kept
    * results when their settings did not change); made from the config when unset. */
   contextBudget?: ContextBudget;
+  /** Upstream calls suspended for a 2026-07-28 client's input (suspended-calls.ts). */
+  suspended?: SuspendedCalls;
 }
 
 export interface ContextBudget {
@@ -75,7 +78,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const { catalog, upstreams, enforcer } = deps;
 
   const capabilities = (): JsonObject => {
-    const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
+    // resources.subscribe: a listen's resourceSubscriptions are honoured where an upstream subscribes.
+    const caps: JsonObject = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: deps.subscriptions?.offered() ? { listChanged: true, subscribe: true } : { listChanged: true } };
     if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
     return caps;
   };
@@ -83,9 +87,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), and resource
    * subscriptions where an upstream takes them. */
   const legacyCapabilities = (): JsonObject => {
-    const caps = capabilities();
-    if (deps.subscriptions?.offered()) caps.resources = { listChanged: true, subscribe: true };
-    return { ...caps, logging: {} };
+    return { ...capabilities(), logging: {} };
   };
 
   const own = deps.instructions;
@@ -119,6 +121,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     ...(shaper ? { shaper } : {}),
     ...(deps.gates ? { gates: deps.gates } : {}),
+    ...(deps.suspended ? { suspended: deps.suspended } : {}),
   });
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];

@@ -1,13 +1,17 @@
-// resources/subscribe and resources/unsubscribe for 2025-11-25 sessions (MCP 2025-11-25,
-// server/resources (subscriptions)): the exposed URI (prefixed, or a gatehouse:// alias) is
+// Resource subscriptions in both eras: resources/subscribe and resources/unsubscribe of
+// 2025-11-25 sessions (MCP 2025-11-25, server/resources (subscriptions)) and the
+// `resourceSubscriptions` of a 2026-07-28 `subscriptions/listen` (MCP 2026-07-28,
+// basic/patterns/subscriptions). The exposed URI (prefixed, or a gatehouse:// alias) is
 // routed to the upstream that owns it and judged by policy as resources/read judges it; the
-// upstream is subscribed once per URI however many sessions subscribe (reference counted),
-// and unsubscribed when the last one unsubscribes or its session ends. The upstream's
-// notifications/resources/updated reach every subscribed session, under the URI each used.
-// Served only where the upstream itself subscribes: a 2025-11-25 upstream that advertises
-// resources.subscribe. Left to others: the GET stream that carries the notification (the
-// transport's deliver), and 2026-07-28 listen-based subscriptions. State is in memory, per
-// replica, like the session's GET stream; both bounds below are per replica.
+// upstream is subscribed once per URI however many subscribers there are (reference
+// counted), and unsubscribed when the last one unsubscribes, its session ends or its listen
+// stream closes. The upstream's notifications/resources/updated reach every subscriber,
+// under the URI each used. Served only where the upstream itself subscribes (it advertises
+// resources.subscribe): a 2025-11-25 upstream is sent resources/subscribe, a 2026-07-28 one
+// gets the URI in the resourceSubscriptions of the gateway's own listen stream to it
+// (upstream/http). Left to others: the streams that carry the notifications (the
+// transport's deliver, the listen stream's sink). State is in memory, per replica, like the
+// streams themselves; both bounds below are per replica.
 import type { Catalog } from '../catalog/catalog.ts';
 import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import { NO_RECORD, type Call, type CallRecord, type Handled } from '../protocol/call.ts';
@@ -17,8 +21,9 @@ import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import { unknownError, type Enforcer } from '../policy/enforcer.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import type { Principal } from '../identity/principal.ts';
 
-/** One session's subscriptions at most; a client that wants more has a runaway loop. */
+/** One subscriber's (session's or listen stream's) subscriptions at most; a client that wants more has a runaway loop. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 256;
 /** All sessions' subscriptions at most, so subscriptions cannot grow memory without bound. */
 export const MAX_SUBSCRIPTIONS = 65_536;
@@ -33,15 +38,22 @@ export interface SubscriptionDeps {
 }
 
 type Reply = Result<JsonObject, GatewayError>;
-/** `exposed`: the URI as the client spelled it (updates go out under it); `listed`: as listed. */
+/** `exposed`: the URI as the client spelled it (updates go out under it); `listed`: as listed;
+ * `sessionId`: the subscriber (a legacy session's id, or a listen stream's own key). */
 type Route = { upstream: Upstream; uri: string; exposed: string; listed: string; sessionId: string };
+type Who = { principal: Principal; authContext: string };
+
+/** A listen stream's subscriber key never equals a session id (those are sealed tokens). */
+const LISTEN_PREFIX = 'listen\u0000';
 
 /** Upstream name + NUL + the upstream's own URI. */
 const keyOf = (upstream: string, uri: string): string => `${upstream}\u0000${uri}`;
 
+/** 2025-11-25 upstreams take resources/subscribe; 2026-07-28 HTTP ones a listen (not stdio). */
 export function subscribes(u: Upstream): boolean {
   const res = u.identity()?.capabilities.resources;
-  return u.status().era === 'legacy' && isJsonObject(res) && res.subscribe === true;
+  const { era, transport } = u.status();
+  return (era === 'legacy' || (era === 'modern' && transport === 'http')) && isJsonObject(res) && res.subscribe === true;
 }
 
 export class ResourceSubscriptions {
@@ -50,6 +62,9 @@ export class ResourceSubscriptions {
   private readonly perSession = new Map<string, number>();
   private total = 0;
   private readonly watched = new WeakSet<Upstream>();
+  /** Listen streams' sinks by subscriber key. */
+  private readonly sinks = new Map<string, (n: JsonRpcNotification) => void>();
+  private listens = 0;
 
   constructor(private readonly deps: SubscriptionDeps) {
     for (const u of deps.upstreams()) this.watch(u);
@@ -71,18 +86,39 @@ export class ResourceSubscriptions {
   }
 
   readonly subscribe = async (call: Call): Promise<Handled> => {
-    const found = await this.route(call);
+    const found = await this.routeCall(call);
     if (!found.ok) return { reply: found, record: NO_RECORD };
     return { reply: await this.add(found.value, call), record: recordOf(found.value) };
   };
 
   readonly unsubscribe = async (call: Call): Promise<Handled> => {
-    const found = await this.route(call);
+    const found = await this.routeCall(call);
     if (!found.ok) return { reply: found, record: NO_RECORD };
     return { reply: await this.remove(found.value, call), record: recordOf(found.value) };
   };
 
-  private async add({ upstream, uri, exposed, sessionId }: Route, call: Call): Promise<Reply> {
+  /** A 2026-07-28 listen stream's resourceSubscriptions: those it may have are subscribed,
+   * and their updates go to `sink`; returns the URIs honoured (for the acknowledgement) and
+   * what ends them all (the stream closed). */
+  async listen(who: Who, uris: readonly string[], sink: (n: JsonRpcNotification) => void): Promise<{ honoured: string[]; end: () => void }> {
+    const key = `${LISTEN_PREFIX}${++this.listens}`;
+    this.sinks.set(key, sink);
+    const honoured: string[] = [];
+    for (const asked of new Set(uris)) {
+      if (typeof asked !== 'string') continue;
+      const found = await this.route(asked, who, key);
+      if (found.ok && (await this.add(found.value, { clientCapabilities: {} })).ok) honoured.push(asked);
+    }
+    return {
+      honoured,
+      end: () => {
+        this.sinks.delete(key);
+        this.dropSession(key);
+      },
+    };
+  }
+
+  private async add({ upstream, uri, exposed, sessionId }: Route, call: Pick<Call, 'clientCapabilities'> & { signal?: AbortSignal }): Promise<Reply> {
     const key = keyOf(upstream.name, uri);
     const sessions = this.byResource.get(key);
     if (sessions?.get(sessionId)?.has(exposed)) return ok({});
@@ -91,7 +127,7 @@ export class ResourceSubscriptions {
     }
     if (sessions === undefined) {
       // First subscriber: the upstream hears of it once, before the client is told yes.
-      const sent = await upstream.request({ method: 'resources/subscribe', params: { uri }, clientCapabilities: call.clientCapabilities, signal: call.signal });
+      const sent = await upstream.request({ method: 'resources/subscribe', params: { uri }, clientCapabilities: call.clientCapabilities, ...(call.signal ? { signal: call.signal } : {}) });
       if (!sent.ok) return sent;
     }
     const entry = this.byResource.get(key) ?? new Map<string, Set<string>>();
@@ -135,7 +171,12 @@ export class ResourceSubscriptions {
     const entry = this.byResource.get(keyOf(upstream, uri));
     if (!entry) return;
     for (const [sessionId, uris] of entry) {
-      for (const exposed of uris) this.deps.deliver(sessionId, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: exposed } });
+      const sink = this.sinks.get(sessionId);
+      for (const exposed of uris) {
+        const n: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: exposed } };
+        if (sink) sink(n);
+        else this.deps.deliver(sessionId, n);
+      }
     }
   }
 
@@ -152,11 +193,15 @@ export class ResourceSubscriptions {
     else this.perSession.delete(sessionId);
   }
 
-  /** The owner of the exposed URI, as resources/read resolves and judges it. */
-  private async route(call: Call): Promise<Result<Route, GatewayError>> {
+  private async routeCall(call: Call): Promise<Result<Route, GatewayError>> {
     const asked = call.params.uri;
     if (typeof asked !== 'string') return err({ kind: 'invalid_params', message: `${call.method} needs a string "uri"` });
     if (call.sessionId === undefined) return err({ kind: 'method_not_found', method: call.method });
+    return this.route(asked, call, call.sessionId);
+  }
+
+  /** The owner of the exposed URI, as resources/read resolves and judges it. */
+  private async route(asked: string, call: Who, subscriber: string): Promise<Result<Route, GatewayError>> {
     const { catalog, enforcer } = this.deps;
     const routed = await catalog.routeResource(asked, call.authContext);
     if (!routed.ok) return err({ kind: 'invalid_params', message: invalidUriMessage(routed.error) });
@@ -177,7 +222,7 @@ export class ResourceSubscriptions {
     const upstream = catalog.upstream(route.upstream);
     if (upstream === undefined) return err(unknownError({ kind: 'resource', name: asked }));
     if (!subscribes(upstream)) return err({ kind: 'invalid_params', message: `Resource subscriptions are not offered for ${asked}` });
-    return ok({ upstream, uri: route.uri, exposed: asked, listed: route.exposed, sessionId: call.sessionId });
+    return ok({ upstream, uri: route.uri, exposed: asked, listed: route.exposed, sessionId: subscriber });
   }
 }
 

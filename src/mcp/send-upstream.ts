@@ -1,7 +1,8 @@
 // Sends one target call upstream inside a child span whose context travels in both the
 // HTTP headers and `_meta`, so one trace spans client -> gateway -> upstream; and, for a
 // legacy client whose upstream answers input_required, asks the client and retries
-// (legacy-mrtr-bridge.ts). Returns the reply and the time spent waiting on the upstream.
+// (legacy-mrtr-bridge.ts); for a 2026-07-28 client whose 2025-11-25 upstream asks it for
+// input mid-call, suspends the call and answers input_required (upstream-input-bridge.ts). Returns the reply and the time spent waiting on the upstream.
 // Each send first takes a place at its upstream's concurrency gate (limits/concurrency-gate.ts):
 // a call that gets none is answered over_capacity and never sent.
 import type { Call, Reply } from '../protocol/call.ts';
@@ -15,12 +16,16 @@ import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import { err } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import type { SuspendedCalls } from './suspended-calls.ts';
+import { bridgesInput, sendWithInputBridge } from './upstream-input-bridge.ts';
 
 export interface SendDeps {
   metrics?: Metrics;
   logger: Logger;
   /** Per upstream name; an upstream without one runs every call at once. */
   gates?: ReadonlyMap<string, ConcurrencyGate>;
+  /** Upstream calls waiting for a 2026-07-28 client's input; unset: such requests are refused upstream. */
+  suspended?: SuspendedCalls;
 }
 
 /** The trace fields that are set (traceparent always is when there is a trace). */
@@ -95,6 +100,9 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
 }
 
 export async function sendUpstream(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<{ reply: Reply; ms: number }> {
+  if (deps.suspended && bridgesInput(call, upstream)) {
+    return sendWithInputBridge(deps.suspended, call, upstream, params, (c, p) => sendOnce(deps, c, upstream, p, paramHeaders));
+  }
   const first = await sendOnce(deps, call, upstream, params, paramHeaders);
   if (call.era !== 'legacy' || !first.reply.ok || first.reply.value.resultType !== 'input_required') return first;
   let ms = first.ms;

@@ -32,6 +32,7 @@ export const LIMIT_NAMES = [
   'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime', 'streamIdleTimeout',
   'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
   'maxConnections', 'maxConcurrentRequests', 'maxConcurrentRequestsPerPrincipal',
+  'inputTimeout', 'maxSuspendedCalls', 'maxSuspendedCallsPerPrincipal',
   // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
   'maxConcurrent',
   // Under `approvals`, not `limits`: the pending-approval caps.

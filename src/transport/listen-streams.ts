@@ -7,7 +7,7 @@
 // counting them would keep every stream open to its lifetime; a client that still wants
 // notifications listens again, which costs it one request per idle period at most.
 import type { Principal } from '../identity/principal.ts';
-import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
@@ -67,10 +67,18 @@ function endAtLimits(principal: Principal | undefined, limits: StreamLifetime, e
 
 const NO_TIMERS: StreamTimers = { touch: () => undefined, cancel: () => undefined };
 
-export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime): HttpReply {
+/** What a listen stream tells resource subscriptions: its resourceSubscriptions, routed and
+ * subscribed (mcp/resource-subscriptions.ts), and where their updates go. */
+export type ResourceListen = (who: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => Promise<{ honoured: string[]; end: () => void }>;
+
+export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, resources?: ResourceListen): HttpReply | Promise<HttpReply> {
   const filter = msg.params?.notifications;
   const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, ...(principal ? { principal } : {}) });
   if (!isJsonObject(filter)) return refused({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' });
+  const asked = filter.resourceSubscriptions;
+  if (asked !== undefined && !(Array.isArray(asked) && asked.every((u) => typeof u === 'string'))) {
+    return refused({ kind: 'invalid_params', message: 'subscriptions/listen "resourceSubscriptions" must be an array of URI strings' });
+  }
   // Refused before anything is streamed: a JSON-RPC error for the listen id, which the client
   // reads as a capacity refusal before the acknowledgement (MCP 2026-07-28, basic/patterns/subscriptions).
   const full = notifier.admit(principal);
@@ -83,28 +91,56 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
       honoured[key] = true;
     }
   }
-  // resourceSubscriptions are not honoured: the gateway does not advertise resources.subscribe,
-  // so the acknowledgement leaves them out and the client can see that (MCP 2026-07-28, basic/patterns/subscriptions).
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
+  const uris = (asked ?? []) as string[];
+  // The acknowledgement lists only the resourceSubscriptions honoured (none: the key is left
+  // out), and the client can see what was not (MCP 2026-07-28, basic/patterns/subscriptions).
+  if (uris.length === 0 || !resources || !principal) return startListen(msg, notifier, principal, limits, { wants, honoured, tag }, refused).reply;
+  let listen: { stream: SseStream; touch: () => void } | undefined;
+  const sink = (n: JsonRpcNotification): void => {
+    listen?.touch();
+    listen?.stream.send({ ...n, params: { ...n.params, _meta: tag } } as unknown as JsonObject);
+  };
+  return resources(principal, uris, sink).then(({ honoured: subscribed, end }) => {
+    if (subscribed.length > 0) honoured.resourceSubscriptions = subscribed;
+    const started = startListen(msg, notifier, principal, limits, { wants, honoured, tag, end }, refused);
+    if (started.listening) listen = started.listening;
+    else end();
+    return started.reply;
+  });
+}
+
+interface ListenFilter {
+  wants: Set<ChangeKind>;
+  honoured: JsonObject;
+  tag: JsonObject;
+  /** Ends the stream's resource subscriptions. */
+  end?: () => void;
+}
+
+/** The listen stream, or its refusal; `listening` says where resource updates go. */
+function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, f: ListenFilter, refused: (e: GatewayError) => HttpReply): { reply: HttpReply; listening?: { stream: SseStream; touch: () => void } } {
+  const { tag } = f;
   let remove: (why?: StreamEnd) => void = () => undefined;
   let timers = NO_TIMERS;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
-  stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: honoured } });
+  stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: f.honoured } });
   const added = notifier.add({
-    wants,
+    wants: f.wants,
     deliver: (kind) => {
       timers.touch();
       stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } });
     },
     close: () => {
       timers.cancel();
+      f.end?.();
       stream.close();
     },
     stream: { kind: 'listen', subscriptionId: msg.id },
     ...(principal ? { principal } : {}),
     ...(limits.server === undefined ? {} : { server: limits.server }),
   });
-  if (!added) return refused(notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' });
+  if (!added) return { reply: refused(notifier.admit(principal) ?? { kind: 'internal', message: 'no stream slot' }) };
   // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
   // basic/patterns/subscriptions, ending a subscription); the client may listen again.
   timers = endAtLimits(principal, limits, (why) => {
@@ -114,9 +150,10 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
   });
   remove = (why) => {
     timers.cancel();
+    f.end?.();
     added(why);
   };
-  return stream;
+  return { reply: stream, listening: { stream, touch: () => timers.touch() } };
 }
 
 export function openLegacyStream(session: LegacySession, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime): HttpReply {

@@ -5,6 +5,7 @@
 // Every refusal here is a value (http/replies.ts `refuse`) that the observe layer records.
 import type { LimitsConfig } from '../config/limits-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
+import type { ResourceListen } from './listen-streams.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
@@ -34,6 +35,8 @@ export interface EndpointDeps {
   server?: string;
   /** Where each request reads the limits, when a config reload can change them; config.limits otherwise. */
   liveLimits?: () => LimitsConfig;
+  /** A listen stream's resourceSubscriptions; unset: none are honoured. */
+  listenResources?: ResourceListen;
 }
 
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */

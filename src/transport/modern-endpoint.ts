@@ -34,7 +34,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, principal, ...(meta ? { meta } : {}) });
       const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
       if (!checked.ok) return refused(checked.error);
-      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime());
+      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime(), deps.listenResources);
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);

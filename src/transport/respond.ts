@@ -35,7 +35,7 @@ const INTERNAL_FAILURE: GatewayError = { kind: 'internal', message: 'the gateway
 
 const LEGACY_INPUT_REQUIRED: Reply = {
   ok: false,
-  error: { kind: 'internal', message: 'the upstream asked for client input (input_required), which Gatehouse cannot yet relay to 2025-11-25 clients' },
+  error: { kind: 'internal', message: 'the upstream asked for client input (input_required) that this 2025-11-25 session cannot give: it did not declare the capability (elicitation, sampling or roots) the question needs' },
 };
 
 /** The reply the client will receive: a 2025-11-25 client cannot be handed an MRTR question

@@ -20,7 +20,7 @@ const NO_ANSWER = -32603;
 export async function answerServerRequest(r: JsonRpcRequest, ask: ClientAsk | undefined, timeoutMs: number): Promise<JsonObject> {
   if (r.method === 'ping') return { id: r.id, result: {} };
   if (!CLIENT_ASK_METHODS.has(r.method)) return refusal(r, `Gatehouse does not relay ${r.method}`);
-  if (!ask) return refusal(r, `Gatehouse cannot relay ${r.method}: it did not arrive during a 2025-11-25 client's call`);
+  if (!ask) return refusal(r, `Gatehouse cannot relay ${r.method}: it did not arrive during a client's call`);
   const answer = await ask(r.method as ClientAskMethod, isJsonObject(r.params) ? r.params : {}, timeoutMs);
   if (answer.ok) return { id: r.id, result: answer.value };
   if (answer.error.kind === 'client_error') {

@@ -66,7 +66,7 @@ upstreams:
     restart: { initialDelay: 250ms, maxDelay: 1h }
 `;
 
-const SESSION_AND_STREAM_DEFAULTS = { maxSessions: 50_000, maxSessionsPerPrincipal: 10_000, maxStreams: 10_000, maxStreamsPerPrincipal: 1_000, streamMaxLifetimeMs: 3_600_000, streamIdleTimeoutMs: 600_000, maxConcurrentPerPrincipal: 16, maxQueuedCalls: 256, queueTimeoutMs: 10_000, maxInflightAnswerBytes: 268_435_456, maxConnections: 20_000, maxConcurrentRequests: 2_048, maxConcurrentRequestsPerPrincipal: 256 };
+const SESSION_AND_STREAM_DEFAULTS = { maxSessions: 50_000, maxSessionsPerPrincipal: 10_000, maxStreams: 10_000, maxStreamsPerPrincipal: 1_000, streamMaxLifetimeMs: 3_600_000, streamIdleTimeoutMs: 600_000, maxConcurrentPerPrincipal: 16, maxQueuedCalls: 256, queueTimeoutMs: 10_000, maxInflightAnswerBytes: 268_435_456, maxConnections: 20_000, maxConcurrentRequests: 2_048, maxConcurrentRequestsPerPrincipal: 256, inputTimeoutMs: 120_000, maxSuspendedCalls: 1_000, maxSuspendedCallsPerPrincipal: 20 };
 const CONCURRENCY = { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 };
 
 describe('parseConfig: valid configs', () => {

@@ -26,6 +26,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as content from './fixture-content.ts';
+import { callModernDiagnostic, MODERN_DIAGNOSTIC_TOOLS } from './sdk1-modern-diagnostics.ts';
 
 export interface FixtureServer {
   url: string;
@@ -74,13 +75,14 @@ function toolList(): unknown[] {
     { name: 'test_elicitation_sep1034_defaults', description: 'Elicitation with defaults', inputSchema: content.NO_INPUT },
     { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with enum shapes', inputSchema: content.NO_INPUT },
     { name: content.JSON_SCHEMA_TOOL, description: 'A JSON Schema 2020-12 input schema', inputSchema: content.JSON_SCHEMA_2020_12 },
+    ...MODERN_DIAGNOSTIC_TOOLS,
   ];
 }
 
-function buildServer(subscribed: Set<string>): Server {
+function buildServer(subscribed: Set<string>, subscribe = true): Server {
   const server = new Server(
     { name: 'conformance-sdk1', version: '1.0.0' },
-    { capabilities: { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} } },
+    { capabilities: { tools: {}, prompts: {}, resources: subscribe ? { subscribe: true } : {}, logging: {}, completions: {} } },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList() as never }));
@@ -135,8 +137,11 @@ function buildServer(subscribed: Set<string>): Server {
       }
       case content.JSON_SCHEMA_TOOL:
         return { content: [text(`received ${JSON.stringify(args)}`)] };
-      default:
+      default: {
+        const diagnostic = await callModernDiagnostic(req.params.name, args, extra as never, server);
+        if (diagnostic) return diagnostic;
         throw new McpError(-32602, `Unknown tool: ${req.params.name}`);
+      }
     }
   });
 
@@ -209,7 +214,8 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
-export async function startSdk1Server(): Promise<Sdk1Server> {
+/** `subscribe: false`: no resources.subscribe (and no list_changed), so nothing makes a gateway open its GET stream. */
+export async function startSdk1Server(opts: { subscribe?: boolean } = {}): Promise<Sdk1Server> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Map<Server, Set<string>>();
   const methods: string[] = [];
@@ -236,7 +242,7 @@ export async function startSdk1Server(): Promise<Sdk1Server> {
         onsessionclosed: (id) => void sessions.delete(id),
       });
       const subscribed = new Set<string>();
-      const server = buildServer(subscribed);
+      const server = buildServer(subscribed, opts.subscribe ?? true);
       servers.set(server, subscribed);
       transport.onclose = () => void servers.delete(server);
       await server.connect(transport);

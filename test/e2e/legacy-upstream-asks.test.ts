@@ -2,8 +2,8 @@
 // elicitation/create, roots/list on the tools/call POST stream): the gateway relays the
 // request to the 2025-11-25 client that made the call, on that call's SSE stream under its
 // own id, and the client's answer goes back upstream as the response to the upstream's id.
-// A client that did not declare the capability, or a 2026-07-28 client, gets a clean error
-// upstream at once (README, Protocol eras).
+// A client that did not declare the capability gets a clean error upstream at once (README,
+// Protocol eras); 2026-07-28 clients are asked through input_required (mrtr-legacy-upstream.test.ts).
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
@@ -94,11 +94,11 @@ describe('a legacy upstream asking the legacy client that made the call', () => 
     await client.close();
   });
 
-  it('a 2026-07-28 client calling the legacy upstream: the upstream gets a clean error at once, the call completes', async () => {
-    const client = await connectModernClient(gw.url, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
+  it('a 2026-07-28 client that declared nothing on the call: the upstream gets a clean error at once, the call completes', async () => {
+    const client = await connectModernClient(gw.url, { capabilities: {} });
     const r = await client.callTool({ name: 'l__ask_client', arguments: { what: 'elicitation' } });
     expect(r.isError).toBe(true);
-    expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^error -32601: .*2025-11-25 client's call/);
+    expect((r.content as Array<{ text: string }>)[0]!.text).toMatch(/^error -32601: .*2026-07-28 client did not declare/);
     await client.close();
   });
 });

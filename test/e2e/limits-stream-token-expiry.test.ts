@@ -46,7 +46,9 @@ describe('stream lifetime and the token', () => {
     expect(response.status).toBe(200);
     await expect.poll(() => sse.ended(), { timeout: 10_000 }).toBe(true);
     expect(sse.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'exp-1', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'exp-1' } } });
-    const closed = readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.event === 'stream_closed');
-    expect(closed).toEqual([expect.objectContaining({ detail: expect.objectContaining({ stream: 'listen', subscriptionId: 'exp-1', reason: 'lifetime', principal: { subject: 'short-lived', method: 'jwt' } }) })]);
+    // The event is written after the stream's end reaches the client: wait for it.
+    const closed = () => readFileSync(join(auditDir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.event === 'stream_closed');
+    await expect.poll(() => closed().length).toBe(1);
+    expect(closed()).toEqual([expect.objectContaining({ detail: expect.objectContaining({ stream: 'listen', subscriptionId: 'exp-1', reason: 'lifetime', principal: { subject: 'short-lived', method: 'jwt' } }) })]);
   });
 });

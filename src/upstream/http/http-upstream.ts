@@ -23,7 +23,7 @@ import { RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
-import { NotificationStream } from './notification-stream.ts';
+import { NotificationStream, WATCH_METHODS, watchResource } from './notification-stream.ts';
 import { answerMeaning } from './answer-meaning.ts';
 import { answerServerRequest } from '../server-request-answer.ts';
 import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';
@@ -47,6 +47,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private stream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
+  /** 2026-07-28: the resources subscribed to, asked for on the listen stream. */
+  private readonly watched = new Set<string>();
 
   constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget) {
     super(config, 'http', logger);
@@ -67,6 +69,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const ready = await this.ready();
     if (!ready.ok) return ready;
+    if (ready.value === 'modern' && WATCH_METHODS.has(req.method)) return watchResource(this.watched, req.method, req.params, () => this.stream?.refresh());
     // The session this request carries (send() puts it in the headers before its first await).
     const carried = this.sessionId;
     const first = await this.send(ready.value, req);
@@ -170,6 +173,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       maxEventLength: this.config.limits.maxAnswerBytes,
       onServerRequest: (r) => void this.answerServerRequest(era, r, undefined).catch(this.bestEffort),
       logger: this.logger,
+      resourceSubscriptions: () => [...this.watched],
     });
     this.stream.open();
   }

@@ -10,6 +10,8 @@ import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from '../wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
 import type { Era } from '../../protocol/versions.ts';
+import type { GatewayError } from '../../protocol/errors.ts';
+import { err, ok, type Result } from '../../protocol/result.ts';
 
 export interface NotificationStreamOptions {
   pool: Pool;
@@ -25,9 +27,25 @@ export interface NotificationStreamOptions {
   /** A request on this stream belongs to no call: it must still get an answer (a refusal). */
   onServerRequest: (r: JsonRpcRequest) => void;
   logger: Logger;
+  /** 2026-07-28: the URIs whose updates the listen stream asks for (resourceSubscriptions). */
+  resourceSubscriptions?: () => readonly string[];
 }
 
 const MAX_BACKOFF_MS = 30_000;
+
+/** What a 2025-11-25 client (or the gateway) asks of a resource, which 2026-07-28 asks on a listen. */
+export const WATCH_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe']);
+
+/** 2026-07-28 has no resources/subscribe: the URI joins (or leaves) `watched`, the
+ * resourceSubscriptions of the upstream's listen stream, which `reopen` opens again with them
+ * (README, Protocol eras: bridging). */
+export function watchResource(watched: Set<string>, method: string, params: JsonObject, reopen: () => void): Result<JsonObject, GatewayError> {
+  const uri = params.uri;
+  if (typeof uri !== 'string') return err({ kind: 'invalid_params', message: `${method} needs a string "uri"` });
+  const changed = method === 'resources/subscribe' ? !watched.has(uri) && watched.add(uri).has(uri) : watched.delete(uri);
+  if (changed) reopen();
+  return ok({});
+}
 
 function listens(caps: JsonObject, key: string): boolean {
   const c = caps[key];
@@ -38,19 +56,32 @@ export class NotificationStream {
   private abort = new AbortController();
   private closed = false;
   private backoff = 500;
+  /** The stream is being reopened with a new filter: no backoff before the next connect. */
+  private refreshing = false;
 
   constructor(private readonly opts: NotificationStreamOptions) {}
 
   open(): void {
     const { capabilities: caps } = this.opts;
-    // Resource subscriptions' updates come on this stream too (2025-11-25).
+    // Resource subscriptions' updates come on this stream too. A 2025-11-25 upstream may also
+    // send requests on it (the gateway's session declares sampling, elicitation and roots),
+    // which must be answered, so its GET stream is always opened (a 405 ends it quietly).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
-    if (!listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
+    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
     void this.loop().catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
   }
 
   close(): void {
     this.closed = true;
+    this.abort.abort();
+  }
+
+  /** Reconnects at once, so that a 2026-07-28 listen asks for the resources watched now (a
+   * listen's filter is fixed when it opens: MCP 2026-07-28, basic/patterns/subscriptions).
+   * Updates sent while it reconnects are missed. */
+  refresh(): void {
+    if (this.closed) return;
+    this.refreshing = true;
     this.abort.abort();
   }
 
@@ -62,11 +93,21 @@ export class NotificationStream {
         return 0;
       });
       if (this.closed) return;
+      if (this.refreshing) {
+        this.refreshing = false;
+        this.abort = new AbortController();
+        continue;
+      }
       // 405: the upstream offers no stream; polling by TTL covers it (MCP 2026-07-28, basic/transports/streamable-http (backwards compatibility)).
       if (status === 405 || status === 404) return;
       await new Promise((r) => setTimeout(r, this.backoff).unref());
       this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
     }
+  }
+
+  private watched(): { resourceSubscriptions?: string[] } {
+    const uris = this.opts.resourceSubscriptions?.() ?? [];
+    return uris.length > 0 ? { resourceSubscriptions: [...uris] } : {};
   }
 
   private async once(): Promise<number> {
@@ -93,6 +134,7 @@ export class NotificationStream {
                   toolsListChanged: listens(caps, 'tools'),
                   promptsListChanged: listens(caps, 'prompts'),
                   resourcesListChanged: listens(caps, 'resources'),
+                  ...this.watched(),
                 },
               },
             }),

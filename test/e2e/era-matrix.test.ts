@@ -1,0 +1,165 @@
+// The 2x2 era matrix (README, Protocol eras: bridging): every client era (official SDK 1.x
+// client, 2025-11-25; SDK 2.x client pinned to 2026-07-28) against every upstream era (SDK
+// 1.x servers, SDK 2.x server) through one gateway, for lists, tool calls, prompts,
+// resources, sampling, elicitation, roots, resource subscriptions, progress and
+// cancellation. One row per pair and feature; each asserts what the client got and, where the
+// flow crosses the gateway twice (input, cancellation), what the upstream got.
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
+import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
+import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
+import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+
+type Era = 'legacy' | 'modern';
+type Result = { content?: Array<{ text?: string }>; isError?: boolean };
+
+const CAPS = { sampling: {}, elicitation: { form: {} }, roots: {} };
+const SAMPLED = { role: 'assistant' as const, content: { type: 'text' as const, text: 'sampled by the client' }, model: 'matrix-model' };
+const ROOTS = { roots: [{ uri: 'file:///matrix', name: 'matrix' }] };
+const ELICITED = { action: 'accept' as const, content: { name: 'mat' } };
+
+/** What the matrix needs of a client, whichever SDK it is. */
+interface Driver {
+  toolNames(): Promise<string[]>;
+  call(name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: { progress: number }) => void; signal?: AbortSignal }): Promise<Result>;
+  prompt(name: string): Promise<string>;
+  read(uri: string): Promise<string>;
+  /** Subscribes; updates' URIs go to the returned list; `end()` unsubscribes. */
+  subscribe(uri: string): Promise<{ updates: string[]; end(): Promise<void> }>;
+  close(): Promise<void>;
+}
+
+function legacyDriver(c: LegacyClient): Driver {
+  c.setRequestHandler(CreateMessageRequestSchema, async () => SAMPLED);
+  c.setRequestHandler(ElicitRequestSchema, async () => ELICITED);
+  c.setRequestHandler(ListRootsRequestSchema, async () => ROOTS);
+  const updates: string[] = [];
+  c.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+  return {
+    toolNames: async () => (await c.listTools()).tools.map((t) => t.name),
+    call: async (name, args, opts) => (await c.callTool({ name, arguments: args }, undefined, opts ?? {})) as Result,
+    prompt: async (name) => JSON.stringify((await c.getPrompt({ name, arguments: { name: 'bob' } })).messages),
+    read: async (uri) => JSON.stringify((await c.readResource({ uri })).contents),
+    subscribe: async (uri) => {
+      await c.subscribeResource({ uri });
+      return { updates, end: async () => void (await c.unsubscribeResource({ uri })) };
+    },
+    close: () => c.close(),
+  };
+}
+
+function modernDriver(c: ModernClient): Driver {
+  c.setRequestHandler('sampling/createMessage', async () => SAMPLED);
+  c.setRequestHandler('elicitation/create', async () => ELICITED);
+  c.setRequestHandler('roots/list', async () => ROOTS);
+  const updates: string[] = [];
+  c.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
+  return {
+    toolNames: async () => (await c.listTools()).tools.map((t) => t.name),
+    call: async (name, args, opts) => (await c.callTool({ name, arguments: args }, opts ?? {})) as Result,
+    prompt: async (name) => JSON.stringify((await c.getPrompt({ name, arguments: { name: 'bob' } })).messages),
+    read: async (uri) => JSON.stringify((await c.readResource({ uri })).contents),
+    subscribe: async (uri) => {
+      const sub = await c.listen({ resourceSubscriptions: [uri] });
+      expect(sub.honoredFilter.resourceSubscriptions).toEqual([uri]);
+      return { updates, end: () => sub.close() };
+    },
+    close: () => c.close(),
+  };
+}
+
+let legacy: LegacyUpstream;
+let modern: ModernUpstream;
+let subs: Sdk1Server;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  [legacy, modern, subs] = await Promise.all([
+    startLegacyUpstream({ name: 'l', askClient: true }),
+    startModernUpstream({ name: 'm', askMore: true, subscribable: true }),
+    startSdk1Server(),
+  ]);
+  gw = await startTestGateway(`upstreams:\n  - { name: l, url: "${legacy.url}" }\n  - { name: m, url: "${modern.url}" }\n  - { name: subs, url: "${subs.url}" }\n`);
+  await gw.waitUp();
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([legacy?.close(), modern?.close(), subs?.close()]);
+});
+
+/** Each upstream era's names, and how its SDK is made to ask, update and report cancels. */
+const UPSTREAM = {
+  legacy: {
+    prefix: 'l',
+    only: 'mem://legacy/only',
+    ask: { sampling: ['l__ask_client', { what: 'sampling' }], elicitation: ['l__ask_client', { what: 'elicitation' }], roots: ['l__ask_client', { what: 'roots' }] },
+    watched: 'test://watched-resource',
+    update: (uri: string) => void subs.resourceUpdated(uri),
+    cancelled: () => legacy.cancelled.length,
+  },
+  modern: {
+    prefix: 'm',
+    only: 'mem://modern/only',
+    ask: { sampling: ['m__sample_and_roots', {}], elicitation: ['m__elicit', {}], roots: ['m__sample_and_roots', {}] },
+    watched: 'mem://modern/only',
+    update: (uri: string) => modern.updateResource(uri),
+    cancelled: () => modern.cancelled.length,
+  },
+} as const;
+
+const PAIRS: Array<[Era, Era]> = [['legacy', 'legacy'], ['legacy', 'modern'], ['modern', 'legacy'], ['modern', 'modern']];
+
+describe.each(PAIRS)('%s client, %s upstream', (clientEra, upstreamEra) => {
+  const up = UPSTREAM[upstreamEra];
+  let client: Driver;
+  beforeAll(async () => {
+    client = clientEra === 'legacy' ? legacyDriver(await connectLegacyClient(gw.url, { capabilities: CAPS })) : modernDriver(await connectModernClient(gw.url, { capabilities: CAPS }));
+  });
+  afterAll(() => client?.close());
+
+  it('lists and calls tools', async () => {
+    expect(await client.toolNames()).toEqual(expect.arrayContaining([`${up.prefix}__echo`, `${up.prefix}__add`]));
+    expect((await client.call(`${up.prefix}__add`, { a: 2, b: 3 })).content?.[0]?.text).toBe('5');
+  });
+
+  it('gets a prompt and reads a resource', async () => {
+    expect(await client.prompt(`${up.prefix}__greet`)).toContain('Hello, bob!');
+    expect(await client.read(up.only)).toContain(upstreamEra);
+  });
+
+  it.each(['sampling', 'elicitation', 'roots'] as const)('relays the upstream asking for %s, and its answer', async (kind) => {
+    const [tool, args] = up.ask[kind];
+    const r = await client.call(tool, args);
+    expect(r.isError).toBeFalsy();
+    const said = (r.content ?? []).map((c) => c.text ?? '').join('\n');
+    const expected = { sampling: 'sampled by the client', elicitation: 'mat', roots: 'file:///matrix' }[kind];
+    expect(said).toContain(expected);
+  });
+
+  it('relays resource updates to a subscriber until it unsubscribes', async () => {
+    const sub = await client.subscribe(up.watched);
+    const seen = sub.updates.length;
+    // Sent again until one arrives: a 2026-07-28 upstream takes the URI on the listen stream it reopens.
+    await expect.poll(() => (up.update(up.watched), sub.updates.length)).toBeGreaterThan(seen);
+    expect(new Set(sub.updates.slice(seen))).toEqual(new Set([up.watched]));
+    await sub.end();
+  });
+
+  it('relays progress while a tool works', async () => {
+    const progress: number[] = [];
+    const r = await client.call(`${up.prefix}__slow`, { ms: 30, steps: 3 }, { onprogress: (p) => void progress.push(p.progress) });
+    expect(r.content?.[0]?.text).toBe('slept 30ms');
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('cancels the upstream call when the client cancels', async () => {
+    const before = up.cancelled();
+    const abort = new AbortController();
+    const call = client.call(`${up.prefix}__slow`, { ms: 60_000, steps: 600 }, { onprogress: () => abort.abort(), signal: abort.signal });
+    await expect(call).rejects.toThrow();
+    await expect.poll(up.cancelled).toBe(before + 1);
+  });
+});
