@@ -68,11 +68,9 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
     return err(fail(403, 'insufficient_scope', `this resource needs the scopes: ${config.requiredScopes.join(' ')}`, config.requiredScopes));
   };
 
-  const byApiKey = (key: string): Result<Principal, AuthFailure> => {
-    const index = matchKeyHash(keyDigest(key), keyDigests);
-    const entry = config.apiKeys[index];
-    if (entry === undefined) return err(fail(401, 'invalid_token', 'the credentials are not valid'));
-    return withRequiredScopes({
+  // A key's principal is the same on every request: built and frozen once per key, not per call.
+  const keyResults: readonly Result<Principal, AuthFailure>[] = config.apiKeys.map((entry) =>
+    withRequiredScopes({
       subject: entry.subject,
       groups: entry.groups,
       scopes: entry.scopes,
@@ -80,8 +78,10 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
       method: 'api_key',
       // The key's id, never the key or its hash.
       authContext: `key:${entry.id}`,
-    });
-  };
+    }),
+  );
+  const byApiKey = (key: string): Result<Principal, AuthFailure> =>
+    keyResults[matchKeyHash(keyDigest(key), keyDigests)] ?? err(fail(401, 'invalid_token', 'the credentials are not valid'));
 
   return async (headers) => {
     const credential = readCredential(headers);
