@@ -6,6 +6,8 @@
 // A part whose settings did not change is carried over from the previous generation, so that
 // its state (rate counters, JWKS keys, a tool search index, kept results, queued calls) stays.
 import type { RequestListener } from 'node:http';
+import type { Hono } from 'hono';
+import type { Call } from '../protocol/call.ts';
 import type { ApprovalsRuntime } from './approvals-wiring.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
@@ -57,6 +59,10 @@ export interface SharedParts {
   /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
   policySignal: boolean;
   now?: () => number;
+  /** The /oauth routes of per-user upstream authorization, when an upstream has auth type user. */
+  userAuthRoutes?: Hono;
+  /** Told of every call (token-exchange upstreams keep the caller's subject token). */
+  noteCaller?: (call: Call) => void;
 }
 
 export interface Generation {
@@ -97,6 +103,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     suspended: shared.suspended,
     gates,
     ...(shared.now ? { now: shared.now } : {}),
+    ...(shared.noteCaller ? { noteCaller: shared.noteCaller } : {}),
   };
   const contextBudget = contextBudgetFor(deps, previous, enforcement);
   const gateway = createGateway({ ...deps, contextBudget });
@@ -116,7 +123,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     authenticate,
     gateway,
     contextBudget,
-    listener: buildListener({ ...app, failingLists: () => catalog.failingLists(), extraRoutes: [shared.approvals.routes] }),
+    listener: buildListener({ ...app, failingLists: () => catalog.failingLists(), extraRoutes: [shared.approvals.routes, ...(shared.userAuthRoutes ? [shared.userAuthRoutes] : [])] }),
     adminListener: config.admin === undefined ? undefined : buildAdminListener(app, config.admin.host),
   };
 }

@@ -37,6 +37,7 @@ import { buildGeneration, type Generation, type SharedParts } from './gateway-ge
 import { liveEnforcer, liveGateway } from './live-parts.ts';
 import { createGatewayMetrics } from './metrics-wiring.ts';
 import { UpstreamPool } from './upstream-pool.ts';
+import { createUserAuth, perUserUpstream } from './user-auth-wiring.ts';
 import { ConnectionCap } from '../http/connection-cap.ts';
 import { InFlightRequests } from '../http/request-caps.ts';
 
@@ -102,8 +103,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const live = (): Generation => current!;
   let subscriptions: ResourceSubscriptions | undefined;
   let metrics: Metrics | undefined;
+  // Per-user upstream authorization, from the boot config's userAuth section (not reloaded).
+  const userAuth = createUserAuth(config, logger);
   const pool = new UpstreamPool({
-    make: (u) => createUpstream(u, logger, answerBudget),
+    make: (u) => perUserUpstream(u, userAuth, answerBudget) ?? createUpstream(u, logger, answerBudget),
     logger,
     onMade: (u) => {
       u.onEvent((ev) => {
@@ -152,7 +155,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
   const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
+  const userParts = userAuth?.sharedParts(authenticate, (name, detail) => event(name, detail)) ?? {};
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -162,6 +166,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     current?.enforcement.policy?.close();
     await current?.enforcement.limiter.close();
     await approvals.close();
+    await userAuth?.close();
     await audit.close();
     await tracing.shutdown().catch(() => undefined);
   };

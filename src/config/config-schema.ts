@@ -16,6 +16,7 @@ import { RESULT_SHAPING_CONFIG_SCHEMA, type RawResultShapingConfig } from '../re
 import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
 import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
+import { USER_AUTH_CONFIG_SCHEMA, type RawUserAuthConfig } from '../user-auth/user-auth-schema.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
@@ -136,6 +137,7 @@ export const CONFIG_SCHEMA = {
     validation: VALIDATION_CONFIG_SCHEMA,
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
+    userAuth: USER_AUTH_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
     shutdown: SHUTDOWN_CONFIG_SCHEMA,
     metrics: METRICS_CONFIG_SCHEMA,
@@ -267,6 +269,7 @@ export interface RawConfig {
   validation?: RawValidationConfig;
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
+  userAuth?: RawUserAuthConfig;
   audit?: unknown;
   shutdown?: { drainDelay?: RawDuration; deadline?: RawDuration };
   metrics?: { processMetrics?: boolean };
