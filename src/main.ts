@@ -31,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/key-command.ts')).keyCommand(rest);
     case 'audit':
       return (await import('./cli/audit-command.ts')).auditCommand(rest);
+    case 'user-tokens':
+      return (await import('./cli/user-tokens-command.ts')).userTokensCommand(rest);
     case undefined:
       process.stderr.write(USAGE);
       return 2;

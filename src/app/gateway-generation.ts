@@ -7,6 +7,8 @@
 // A part whose settings did not change is carried over from the previous generation, so that
 // its state (rate counters, JWKS keys, a tool search index, kept results, queued calls) stays.
 import type { RequestListener } from 'node:http';
+import type { Hono } from 'hono';
+import type { Call } from '../protocol/call.ts';
 import type { ApprovalsRuntime } from './approvals-wiring.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
@@ -63,6 +65,10 @@ export interface SharedParts {
   /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
   policySignal: boolean;
   now?: () => number;
+  /** The /oauth routes of per-user upstream authorization, when an upstream has auth type user. */
+  userAuthRoutes?: Hono;
+  /** Told of every call (token-exchange upstreams keep the caller's subject token). */
+  noteCaller?: (call: Call) => void;
 }
 
 export interface Generation {
@@ -105,6 +111,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     suspended: shared.suspended,
     gates,
     ...(shared.now ? { now: shared.now } : {}),
+    ...(shared.noteCaller ? { noteCaller: shared.noteCaller } : {}),
   };
   const contextBudget = contextBudgetFor(deps, previous, enforcement);
   const gateway = createGateway({ ...deps, contextBudget });
@@ -148,7 +155,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     gateway,
     contextBudget,
     servers,
-    listener: buildListener({ ...app, failingLists: () => catalog.failingLists(), extraRoutes: [shared.approvals.routes], ...routing }),
+    listener: buildListener({ ...app, failingLists: () => catalog.failingLists(), extraRoutes: [shared.approvals.routes, ...(shared.userAuthRoutes ? [shared.userAuthRoutes] : [])], ...routing }),
     adminListener: config.admin === undefined ? undefined : buildAdminListener(app, config.admin.host),
   };
 }

@@ -3,7 +3,8 @@
 // thing in-process on port 0 (docs/architecture.md house style 5).
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import type { Server } from 'node:http';
+import { listen, listenAdmin } from '../http/bind-server.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import { createApprovals } from './approvals-wiring.ts';
 import { createObserver } from '../http/observer.ts';
@@ -18,7 +19,7 @@ import { GATEWAY_VERSION } from '../protocol/implementation.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { ConfigIssue } from '../config/config-error.ts';
-import type { GatewayConfig, UpstreamConfig } from '../config/types.ts';
+import type { GatewayConfig } from '../config/types.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import { createSuspendedCalls } from '../mcp/suspended-calls.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -27,9 +28,6 @@ import { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { Notifier } from '../transport/notifier.ts';
 import { AnswerBudget } from '../limits/answer-budget.ts';
-import { HttpUpstream } from '../upstream/http/http-upstream.ts';
-import { RoutedUpstream } from '../upstream/routed/routed-upstream.ts';
-import { StdioUpstream } from '../upstream/stdio/stdio-upstream.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { startConfigReloader, type ConfigReloader } from './config-reloader.ts';
 import { createConfigSwap } from './config-swap.ts';
@@ -37,7 +35,9 @@ import { buildGeneration, type Generation, type SharedParts } from './gateway-ge
 import { liveEnforcer, liveGateway } from './live-parts.ts';
 import { createGatewayMetrics } from './metrics-wiring.ts';
 import { UpstreamPool } from './upstream-pool.ts';
+import { createUpstream } from './upstream-clients.ts';
 import { VirtualServers } from './server-endpoints.ts';
+import { createUserAuth, perUserUpstream } from './user-auth-wiring.ts';
 import { ConnectionCap } from '../http/connection-cap.ts';
 import { InFlightRequests } from '../http/request-caps.ts';
 
@@ -69,15 +69,6 @@ function decodeSecret(secret: string | undefined): Buffer | undefined {
   return /^[0-9a-fA-F]{64}$/.test(secret) ? Buffer.from(secret, 'hex') : Buffer.from(secret, 'base64');
 }
 
-/** `budget`: the memory budget of the answers in flight, HTTP and stdio (limits.maxInflightAnswerBytes). */
-export function createUpstream(u: UpstreamConfig, logger: Logger, budget?: AnswerBudget): Upstream {
-  return u.kind === 'stdio' ? new StdioUpstream(u, logger, Date.now, budget) : u.route ? new RoutedUpstream(u, logger, budget) : new HttpUpstream(u, logger, budget);
-}
-
-export function createUpstreams(config: GatewayConfig, logger: Logger, budget?: AnswerBudget): Upstream[] {
-  return config.upstreams.map((u) => createUpstream(u, logger, budget));
-}
-
 export interface GatewayOptions {
   /** Where OTEL_* settings come from; process.env by default. */
   env?: NodeJS.ProcessEnv;
@@ -106,8 +97,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   let subscriptions: ResourceSubscriptions | undefined;
   let servers: VirtualServers | undefined;
   let metrics: Metrics | undefined;
+  // Per-user upstream authorization, from the boot config's userAuth section (not reloaded).
+  const userAuth = createUserAuth(config, logger);
   const pool = new UpstreamPool({
-    make: (u) => createUpstream(u, logger, answerBudget),
+    make: (u) => perUserUpstream(u, userAuth, answerBudget) ?? createUpstream(u, logger, answerBudget),
     logger,
     onMade: (u) => {
       u.onEvent((ev) => {
@@ -162,7 +155,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
   const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}) };
+  const userParts = userAuth?.sharedParts(authenticate, (name, detail) => event(name, detail)) ?? {};
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -172,6 +166,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     current?.enforcement.policy?.close();
     await current?.enforcement.limiter.close();
     await approvals.close();
+    await userAuth?.close();
     await audit.close();
     await tracing.shutdown().catch(() => undefined);
   };
@@ -291,19 +286,4 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
       pool.killChildren();
     },
   };
-}
-
-function listen(at: { host: string; port: number }, options: ServerOptions, listener: RequestListener): Promise<Server> {
-  return new Promise<Server>((resolve, reject) => {
-    const s = createServer(options, listener);
-    s.once('error', reject);
-    s.listen(at.port, at.host, () => resolve(s));
-  });
-}
-
-/** The admin listener, bound; rejects when the address cannot be had. */
-async function listenAdmin(admin: { host: string; port: number }, listener: RequestListener): Promise<{ server: Server; url: string }> {
-  const server = await listen(admin, {}, listener);
-  const host = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
-  return { server, url: `http://${host}:${(server.address() as AddressInfo).port}` };
 }

@@ -16,6 +16,8 @@ export interface RequestAuditRecord {
   traceId?: string;
   principal: { subject: string; method: string; groups: readonly string[] };
   client?: { name?: string; version?: string };
+  /** Which kind of credential the upstream was sent: user, exchange, service or none. Never its value. */
+  credential?: string;
   era: 'modern' | 'legacy';
   method: string;
   /** The virtual server the request came to; absent on the default endpoint. */
@@ -67,6 +69,12 @@ export interface EventAuditRecord {
      * `detail` names the stream, its principal and, when it ended, why and after how long. */
     | 'stream_opened'
     | 'stream_closed'
+    /** Per-user upstream authorization (user-auth/): a consent started, completed or failed,
+     * a connection removed. `detail` names the upstream and principal, never a token. */
+    | 'user_consent_started'
+    | 'user_consent_completed'
+    | 'user_consent_failed'
+    | 'user_disconnected'
     /** Written by the sink itself, first thing after a period in which records were dropped
      * (fail open) or refused (fail closed): `detail` has reason, error, since, until,
      * dropped, rejected. The chain stays intact; this says where the trail is incomplete. */

@@ -47,6 +47,7 @@ export function buildRequestRecord(call: Call, record: CallRecord, reply: Reply,
     client: isJsonObject(info)
       ? { name: typeof info.name === 'string' ? info.name : undefined, version: typeof info.version === 'string' ? info.version : undefined }
       : undefined,
+    credential: record.credential,
     decision: decision ? { effect: decision.effect, reason: decision.reason || undefined, ruleId: decision.ruleId } : undefined,
     durationMs: t.durationMs,
     era: call.era,

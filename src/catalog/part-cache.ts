@@ -44,14 +44,14 @@ const MAX_PAGES = 100;
 let generations = 0;
 
 /** `onDeepItems` hears of every fetch that left items out as nested too deep (metrics). */
-export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce, onDeepItems?: (count: number) => void): Promise<Result<Part, GatewayError>> {
+export async function fetchPart(upstream: Upstream, kind: ListKind, now: number, warnings: WarnOnce, onDeepItems?: (count: number) => void, authContext?: string): Promise<Result<Part, GatewayError>> {
   const { method, field } = LIST_METHODS[kind];
   const items: JsonObject[] = [];
   let cursor: string | undefined;
   let ttlMs = Number.POSITIVE_INFINITY;
   let scope: CacheScope = 'public';
   for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await upstream.request({ method, params: cursor === undefined ? {} : { cursor }, clientCapabilities: {} });
+    const res = await upstream.request({ method, params: cursor === undefined ? {} : { cursor }, clientCapabilities: {}, ...(authContext !== undefined ? { principal: { authContext } } : {}) });
     if (!res.ok) return res;
     const list = res.value[field];
     if (!Array.isArray(list)) {
@@ -145,7 +145,7 @@ export class PartCache {
     let flight = this.inflight.get(flightKey);
     if (!flight) {
       const epoch = this.epochs.get(list) ?? 0;
-      const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings, this.onDeepItems).then((res) => {
+      const started: Promise<Result<Part, GatewayError>> = fetchPart(upstream, kind, t, this.warnings, this.onDeepItems, authContext).then((res) => {
         if (this.inflight.get(flightKey) === started) this.inflight.delete(flightKey);
         this.fetched(upstream.name, kind, res.ok ? undefined : res.error);
         // A list_changed that arrived while this fetch was under way may describe a newer list

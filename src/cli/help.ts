@@ -13,6 +13,7 @@ export const COMMANDS: Readonly<Record<string, readonly string[]>> = {
   key: ['hash'],
   overlays: ['confirm'],
   catalog: ['show'],
+  'user-tokens': ['list', 'revoke'],
 };
 
 const TOP = `gatehouse — an MCP gateway
@@ -25,6 +26,7 @@ usage:
   gatehouse audit verify|tail|query ...         (gatehouse audit --help)
   gatehouse overlays confirm --config FILE      (record the upstream hashes overlays apply to)
   gatehouse catalog show --config FILE [--as P] (what a caller sees, and where each item comes from)
+  gatehouse user-tokens list|revoke ...         (users' tokens for per-user upstreams)
   gatehouse --version
 
 Every command and subcommand takes --help (-h); \`gatehouse help COMMAND\` says the same.
@@ -239,6 +241,22 @@ SHA-256, the value identity.apiKeys[].sha256 stores. The key is never printed ba
 options:
       --prefixed   print it as sha256:HEX
   -h, --help       this help
+`,
+  'user-tokens': `usage: gatehouse user-tokens list|revoke --config FILE ...
+
+  list     who connected which per-user upstream (gatehouse user-tokens list --help)
+  revoke   remove one user's tokens for one upstream (gatehouse user-tokens revoke --help)
+`,
+  'user-tokens list': `usage: gatehouse user-tokens list --config FILE [--upstream NAME] [--principal ID] [--json]
+
+Lists the connections to per-user upstreams in the config's Redis token store (userAuth.store
+kind redis): upstream, principal (key:ID, jwt:ISSUER:SUBJECT), expiry, refreshable, scopes.
+Never a token. --upstream and --principal filter; --json prints one object per line.
+`,
+  'user-tokens revoke': `usage: gatehouse user-tokens revoke --config FILE --upstream NAME --principal ID
+
+Removes the principal's tokens for the upstream from the Redis token store; the gateway's next
+request for that user asks them to consent again. Exit 0 removed, 1 none there.
 `,
 };
 

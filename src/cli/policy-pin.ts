@@ -17,7 +17,7 @@ import type { GatewayConfig } from '../config/types.ts';
 import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { compileGlobSet } from '../policy/glob.ts';
 import { formatPinsYaml, type PinnableTool } from '../policy/pins-yaml.ts';
-import { createUpstreams } from '../app/start-gateway.ts';
+import { createUpstreams } from '../app/upstream-clients.ts';
 import { usageError } from './policy-options.ts';
 
 /** Whose lists the catalog fetches: nobody's in particular (upstreams never see the client). */

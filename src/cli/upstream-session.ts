@@ -9,7 +9,7 @@ import { loadConfig } from '../config/load-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { OverlaysConfig } from '../overlays/overlay-config.ts';
 import { createLogger, type LogLevel, type Logger } from '../telemetry/logger.ts';
-import { createUpstreams } from '../app/start-gateway.ts';
+import { createUpstreams } from '../app/upstream-clients.ts';
 
 /** Whose lists the catalog fetches: nobody's in particular (upstreams never see the client). */
 export const CLI_AUTH_CONTEXT = 'anonymous';

@@ -17,6 +17,7 @@ import { TOOL_SEARCH_CONFIG_SCHEMA, type RawToolSearchConfig } from '../tool-sea
 import { HTTP_URL_SCHEMA } from './http-url-schema.ts';
 import { SERVERS_CONFIG_SCHEMA, type RawServer } from '../servers/servers-schema.ts';
 import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
+import { USER_AUTH_CONFIG_SCHEMA, type RawUserAuthConfig } from '../user-auth/user-auth-schema.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import {
@@ -137,6 +138,7 @@ export const CONFIG_SCHEMA = {
     validation: VALIDATION_CONFIG_SCHEMA,
     rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
     approvals: APPROVALS_CONFIG_SCHEMA,
+    userAuth: USER_AUTH_CONFIG_SCHEMA,
     audit: AUDIT_CONFIG_SCHEMA,
     shutdown: SHUTDOWN_CONFIG_SCHEMA,
     metrics: METRICS_CONFIG_SCHEMA,
@@ -269,6 +271,7 @@ export interface RawConfig {
   validation?: RawValidationConfig;
   rateLimits?: RawRateLimitsConfig;
   approvals?: unknown;
+  userAuth?: RawUserAuthConfig;
   audit?: unknown;
   shutdown?: { drainDelay?: RawDuration; deadline?: RawDuration };
   metrics?: { processMetrics?: boolean };

@@ -15,6 +15,7 @@ import { normalizeShapingConfig } from '../result-shaping/shaping-config.ts';
 import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import { normalizeServers } from '../servers/servers-config.ts';
 import { normalizeOverlaysConfig } from '../overlays/overlay-config.ts';
+import { normalizeUserAuthConfig } from '../user-auth/user-auth-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -110,6 +111,7 @@ export function normalizeConfig(
     },
     identity: undefined,
     approvals: undefined,
+    userAuth: undefined,
     // Filled just below; a failure there is an issue, and issues stop the boot.
     audit: undefined as unknown as GatewayConfig['audit'],
     policy: raw.policy === undefined
@@ -137,6 +139,21 @@ export function normalizeConfig(
     if (approvals.ok) config.approvals = approvals.value;
     else for (const i of approvals.error) issues.push({ path: `/approvals${i.path}`, message: i.message });
   }
+  if (raw.userAuth !== undefined) config.userAuth = normalizeUserAuthConfig(raw.userAuth, issues);
+  upstreams.forEach((u, i) => {
+    if (u.kind === 'http' && u.userAuth !== undefined && raw.userAuth === undefined) {
+      issues.push({ path: `/upstreams/${i}/auth`, message: `upstream "${u.name}" has auth type user, which needs the top-level \`userAuth\` section (publicUrl, keys)` });
+    }
+    if (u.kind === 'http' && u.userAuth !== undefined && raw.identity === undefined) {
+      issues.push({ path: `/upstreams/${i}/auth`, message: `upstream "${u.name}" has auth type user, which needs \`identity\`: without it every caller is anonymous and all would share one token` });
+    }
+    if (u.kind === 'http' && (u.userAuth !== undefined || u.tokenExchange !== undefined) && u.route !== undefined) {
+      issues.push({ path: `/upstreams/${i}/auth`, message: `upstream "${u.name}": auth types user and token_exchange are not supported on a routed upstream` });
+    }
+    if (u.kind === 'http' && u.tokenExchange !== undefined && !isJwtIdentity(raw.identity)) {
+      issues.push({ path: `/upstreams/${i}/auth`, message: `upstream "${u.name}" has auth type token_exchange, which needs \`identity.jwt\`: only a caller's OAuth access token can be exchanged` });
+    }
+  });
   if (raw.identity !== undefined) {
     const identity = normalizeIdentityConfig(raw.identity, baseDir);
     if (identity.ok) config.identity = identity.value;
@@ -201,4 +218,8 @@ function normalizeUpstream(
       maxDelayMs: ms(u.restart?.maxDelay, DEFAULTS.maxDelay, ['restart', 'maxDelay']),
     },
   };
+}
+
+function isJwtIdentity(identity: unknown): boolean {
+  return identity !== null && typeof identity === 'object' && 'jwt' in identity;
 }

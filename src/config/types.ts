@@ -8,6 +8,7 @@ import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import type { ServerConfig } from '../servers/servers-config.ts';
 import type { OverlaysConfig } from '../overlays/overlay-config.ts';
+import type { TokenExchangeAuth, UserAuthConfig, UserUpstreamAuth } from '../user-auth/user-auth-config.ts';
 
 export interface HttpUpstreamConfig {
   kind: 'http';
@@ -24,6 +25,10 @@ export interface HttpUpstreamConfig {
   headerFiles: readonly HeaderFileConfig[];
   /** The gateway's own OAuth client for this upstream (client-credentials grant); unset: none. */
   auth: ClientCredentialsConfig | undefined;
+  /** Per-user OAuth (`auth: { type: user }`): each caller's own token; unset: none. */
+  userAuth?: UserUpstreamAuth;
+  /** Token exchange (`auth: { type: token_exchange }`, RFC 8693) for the caller's token; unset: none. */
+  tokenExchange?: TokenExchangeAuth;
   timeoutMs: number;
   /** Cache lifetime for lists of upstreams that send no ttlMs (legacy era). */
   listTtlMs: number;
@@ -126,6 +131,8 @@ export interface GatewayConfig {
   rateLimits: { store: 'memory' } | { store: 'redis'; redisUrl: string; prefix: string };
   /** Unset: only the calling-user channel, on one replica (see docs/approvals.md). */
   approvals: ApprovalsConfig | undefined;
+  /** Needed by upstreams with `auth: { type: user }`; unset when none has one. */
+  userAuth: UserAuthConfig | undefined;
   /** On by default: JSON Lines beside the config file (see docs/audit.md). */
   audit: AuditConfig;
   /** SIGTERM: keep serving (readyz 503) for drainDelayMs, then give requests deadlineMs to finish. */

@@ -6,6 +6,7 @@
 // upstream-credentials-config.ts.
 
 import { HTTP_URL_PATTERN, HTTP_URL_SCHEMA } from './http-url-schema.ts';
+import { TOKEN_EXCHANGE_UPSTREAM_SCHEMA, USER_AUTH_UPSTREAM_SCHEMA, type RawTokenExchangeUpstream, type RawUserAuthUpstream } from '../user-auth/user-auth-schema.ts';
 
 // RFC 9110 section 5.6.2 `token`: anything else is rejected by undici at request time.
 export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
@@ -42,14 +43,15 @@ export const UPSTREAM_HEADERS_SCHEMA = {
   },
 };
 
-export const UPSTREAM_AUTH_SCHEMA = {
+const CLIENT_CREDENTIALS_AUTH_SCHEMA = {
   description:
     "The gateway's own OAuth client for this upstream: an access token from the client-credentials grant (RFC 6749 section 4.4), cached until shortly before it expires and sent as `Authorization: Bearer`. HTTP only.",
   type: 'object',
   additionalProperties: false,
   required: ['type', 'tokenUrl', 'clientId'],
   properties: {
-    type: { description: 'The grant. Only "client_credentials".', enum: ['client_credentials'] },
+    // Checked once, by UPSTREAM_AUTH_SCHEMA's enum below, so a wrong type gets one message.
+    type: { description: 'The grant: "client_credentials".' },
     tokenUrl: {
       ...HTTP_URL_SCHEMA,
       description: "The authorization server's token endpoint; https (plain http only to a loopback host).",
@@ -101,9 +103,27 @@ export const UPSTREAM_AUTH_SCHEMA = {
   ],
 };
 
+export const UPSTREAM_AUTH_SCHEMA = {
+  description:
+    'How the gateway authenticates to this upstream: as itself (`type: client_credentials`), as each calling user (`type: user`), or with a token exchanged for the caller\'s (`type: token_exchange`). HTTP only.',
+  type: 'object',
+  required: ['type'],
+  // The branches below close the object (additionalProperties: false, each with its own keys).
+  allOf: [{ properties: { type: { description: 'client_credentials, user or token_exchange.', enum: ['client_credentials', 'user', 'token_exchange'] } } }],
+  if: { properties: { type: { description: 'Per-user OAuth.', const: 'user' } } },
+  then: USER_AUTH_UPSTREAM_SCHEMA,
+  else: {
+    if: { properties: { type: { description: 'Token exchange.', const: 'token_exchange' } } },
+    then: TOKEN_EXCHANGE_UPSTREAM_SCHEMA,
+    else: CLIENT_CREDENTIALS_AUTH_SCHEMA,
+  },
+};
+
 export type RawHeaderValue = string | { file: string; prefix?: string };
 
-export interface RawUpstreamAuth {
+export type RawUpstreamAuth = RawClientCredentialsAuth | RawUserAuthUpstream | RawTokenExchangeUpstream;
+
+export interface RawClientCredentialsAuth {
   type: 'client_credentials';
   tokenUrl: string;
   clientId: string;

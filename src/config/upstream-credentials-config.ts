@@ -10,7 +10,8 @@ import { isHttpUrl, isSecureOrLoopback } from '../identity/http-url.ts';
 import { toPointer } from './config-error.ts';
 import type { RawUpstream } from './config-schema.ts';
 import { describeReadError, secretFromText } from './secret-text.ts';
-import type { RawUpstreamAuth } from './upstream-auth-schema.ts';
+import type { RawClientCredentialsAuth } from './upstream-auth-schema.ts';
+import { normalizeTokenExchangeAuth, normalizeUserUpstreamAuth } from '../user-auth/user-auth-config.ts';
 import type { ClientCredentialsConfig, HeaderFileConfig, HttpUpstreamConfig } from './types.ts';
 
 export type ReadFile = (file: string) => string;
@@ -22,7 +23,7 @@ export interface CredentialIssue {
   atKey?: true;
 }
 
-type Credentials = Pick<HttpUpstreamConfig, 'headers' | 'headerFiles' | 'auth'>;
+type Credentials = Pick<HttpUpstreamConfig, 'headers' | 'headerFiles' | 'auth' | 'userAuth' | 'tokenExchange'>;
 
 const AUTHORIZATION = 'authorization';
 
@@ -47,6 +48,12 @@ export function normalizeUpstreamCredentials(
     readable(file, `header "${header}"`, ['headers', header, 'file']);
     headerFiles.push({ header, file, prefix: value.prefix ?? '' });
   }
+  if (u.auth?.type === 'user' || u.auth?.type === 'token_exchange') {
+    const userIssues: { path: string; message: string }[] = [];
+    const perUser = u.auth.type === 'user' ? { userAuth: normalizeUserUpstreamAuth(u.auth, '', userIssues) } : { tokenExchange: normalizeTokenExchangeAuth(u.auth, '', userIssues) };
+    for (const i of userIssues) issues.push({ at: ['auth', ...i.path.split('/').filter(Boolean)], message: i.message });
+    return { headers, headerFiles, auth: undefined, ...perUser };
+  }
   const auth = u.auth === undefined ? undefined : normalizeAuth(u.auth, baseDir);
   if (auth !== undefined && 'file' in auth.clientSecret) {
     readable(auth.clientSecret.file, 'auth.clientSecretFile', ['auth', 'clientSecretFile']);
@@ -54,7 +61,7 @@ export function normalizeUpstreamCredentials(
   return { headers, headerFiles, auth };
 }
 
-function normalizeAuth(a: RawUpstreamAuth, baseDir: string): ClientCredentialsConfig {
+function normalizeAuth(a: RawClientCredentialsAuth, baseDir: string): ClientCredentialsConfig {
   const scope = Array.isArray(a.scope) ? a.scope.join(' ') : a.scope;
   return {
     type: a.type,
@@ -84,7 +91,7 @@ function bootReadProblem(file: string, readFile: ReadFile): string | undefined {
 export function checkUpstreamCredentials(u: HttpUpstreamConfig): CredentialIssue[] {
   const issues: CredentialIssue[] = [];
   const a = u.auth;
-  if (a === undefined) return issues;
+  if (a === undefined && u.userAuth === undefined && u.tokenExchange === undefined) return issues;
   // Two sources for one header would make the one sent depend on merge order.
   const names = [...Object.keys(u.headers), ...u.headerFiles.map((f) => f.header)];
   for (const name of names.filter((n) => n.toLowerCase() === AUTHORIZATION)) {
@@ -94,6 +101,7 @@ export function checkUpstreamCredentials(u: HttpUpstreamConfig): CredentialIssue
       message: `upstream "${u.name}" sets \`auth\`, which sends its own Authorization header; remove this one`,
     });
   }
+  if (a === undefined) return issues;
   if (!isHttpUrl(a.tokenUrl)) {
     issues.push({ at: ['auth', 'tokenUrl'], message: 'expected an absolute http:// or https:// URL' });
   } else if (!isSecureOrLoopback(new URL(a.tokenUrl))) {

@@ -56,6 +56,8 @@ export interface GatewayDeps {
   contextBudget?: ContextBudget;
   /** Upstream calls suspended for a 2026-07-28 client's input (suspended-calls.ts). */
   suspended?: SuspendedCalls;
+  /** Told of every call first: token-exchange upstreams keep the caller's current subject token (user-auth/exchange-access.ts). */
+  noteCaller?: (call: Call) => void;
 }
 
 export interface ContextBudget {
@@ -169,6 +171,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     knows: (method, era) => method in (era === 'modern' ? modern : legacy),
     // Not async: the handler's own promise is the answer, with no wrapper promise around it.
     handle(call) {
+      deps.noteCaller?.(call);
       const handler = (call.era === 'modern' ? modern : legacy)[call.method];
       if (!handler) return Promise.resolve({ reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD });
       return handler(call);

@@ -12,6 +12,8 @@ import { outcomeOf } from '../http/observer.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Upstream, UpstreamRequest } from '../upstream/upstream.ts';
 import { answerForLegacy } from './legacy-mrtr-bridge.ts';
+import { answerConsent } from '../user-auth/consent-answer.ts';
+import { credentialKind } from '../upstream/credential-kind.ts';
 import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import { err } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -66,10 +68,13 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
   // No valid context on the request span (tracing off and no client trace): an upstream
   // span would neither record nor propagate anything, so none is made.
   const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
+  // Only worked out when there is a span to carry it.
+  const kind = parent === undefined ? 'none' : credentialKind(upstream.config);
+  const credential = kind === 'none' ? {} : { credential: kind };
   const span = parent?.startUpstreamSpan(
     call.method === 'resources/read'
-      ? { upstream: upstream.name, method: call.method, resourceUri: params.uri as string }
-      : { upstream: upstream.name, method: call.method, name: params.name as string },
+      ? { upstream: upstream.name, method: call.method, resourceUri: params.uri as string, ...credential }
+      : { upstream: upstream.name, method: call.method, name: params.name as string, ...credential },
   );
   // Nothing to propagate (no client trace, tracing off): the params go as they came.
   const carriers = span?.inject();
@@ -81,6 +86,7 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
     clientCapabilities: call.clientCapabilities,
     signal: call.signal,
     onNotification: call.notify,
+    principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
   };
   if (call.clientInfo) req.clientInfo = call.clientInfo;
   if (call.primeStream) req.onStreamPrimed = call.primeStream;
@@ -101,9 +107,12 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
 
 export async function sendUpstream(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<{ reply: Reply; ms: number }> {
   if (deps.suspended && bridgesInput(call, upstream)) {
-    return sendWithInputBridge(deps.suspended, call, upstream, params, (c, p) => sendOnce(deps, c, upstream, p, paramHeaders));
+    const bridged = await sendWithInputBridge(deps.suspended, call, upstream, params, (c, p) => sendOnce(deps, c, upstream, p, paramHeaders));
+    return bridged.reply.ok ? bridged : { reply: answerConsent(call, bridged.reply), ms: bridged.ms };
   }
-  const first = await sendOnce(deps, call, upstream, params, paramHeaders);
+  const sent = await sendOnce(deps, call, upstream, params, paramHeaders);
+  // A per-user upstream the caller has not connected: answered as the client can act on it.
+  const first = sent.reply.ok ? sent : { reply: answerConsent(call, sent.reply), ms: sent.ms };
   if (call.era !== 'legacy' || !first.reply.ok || first.reply.value.resultType !== 'input_required') return first;
   let ms = first.ms;
   const reply = await answerForLegacy(call, first.reply, async (extra) => {

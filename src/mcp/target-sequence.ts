@@ -22,6 +22,7 @@ import type { ResultShaper } from '../result-shaping/result-shaper.ts';
 import type { ShapingRecord } from '../result-shaping/shape-result.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { sendUpstream, type SendDeps } from './send-upstream.ts';
+import { credentialKind, type CredentialKind } from '../upstream/credential-kind.ts';
 
 /** What a resolver found: the target as policy sees it, and how to reach and answer it. */
 export interface Resolved {
@@ -131,9 +132,11 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
 
     // Send (and once more after a header refusal from an upstream whose schema changed).
     let upstreamMs = 0;
+    let credential: CredentialKind | undefined;
     const send = async (res: Resolved): Promise<Reply> => {
       const headers = res.upstreamHeaders?.();
       if (headers && !headers.ok) return headers;
+      credential = credentialKind(res.upstream.config);
       const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value);
       upstreamMs += sent.ms;
       const reply = keepApproval(call, step, sent.reply, t, ruleId);
@@ -162,6 +165,6 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       reply = shaped.reply;
       shaping = shaped.record;
     }
-    return { reply, record: { ...judged, upstreamMs, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}), ...(shaping ? { shaping } : {}) } };
+    return { reply, record: { ...judged, upstreamMs, ...(credential !== undefined && credential !== 'none' ? { credential } : {}), ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}), ...(shaping ? { shaping } : {}) } };
   };
 }

@@ -71,6 +71,8 @@ export interface CallRecord {
   readonly paramValues?: Readonly<Record<string, HeaderParamValue>>;
   /** Milliseconds spent waiting on upstreams. */
   readonly upstreamMs?: number;
+  /** The kind of credential the upstream was sent (upstream/credential-kind.ts), never its value. */
+  readonly credential?: 'user' | 'exchange' | 'service' | 'none';
   readonly approval?: ApprovalRecord;
   /** Milliseconds spent waiting for a person's approval (not gateway overhead). */
   readonly approvalWaitMs?: number;

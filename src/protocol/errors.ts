@@ -15,6 +15,9 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export const UPSTREAM_UNAVAILABLE = -31001;
 export const UPSTREAM_TIMEOUT = -31002;
 export const UNAUTHORIZED = -31003;
+export const CONSENT_REQUIRED = -31004;
+/** MCP 2025-11-25, client/elicitation (URL mode): the request needs a URL elicitation first. Legacy only. */
+export const URL_ELICITATION_REQUIRED = -32042;
 export const APPROVAL_REQUIRED = -31010;
 export const APPROVAL_DECLINED = -31011;
 export const RATE_LIMITED = -31029;
@@ -56,6 +59,9 @@ export type GatewayError =
    * full right now: nothing was done, the same request may succeed after `retryAfterMs`. */
   | { kind: 'over_capacity'; limit: string; message: string; retryAfterMs: number }
   | { kind: 'approval_required'; message: string; data?: JsonValue }
+  /** The caller has not connected their account at a per-user upstream (user-auth/). `url`: the
+   * consent page. `elicit`: the client declared URL elicitation (2025-11-25: answered -32042). */
+  | { kind: 'consent_required'; upstream: string; url: string; elicitationId: string; elicit: boolean }
   | { kind: 'audit_unavailable' };
 
 export interface MappedError {
@@ -169,6 +175,14 @@ export function mapError(e: GatewayError, modern = true): MappedError {
       return { status: 503, error: { code: RATE_LIMITED, message: 'Rate limits cannot be checked right now; try again shortly' } };
     case 'approval_required':
       return { status: 200, error: { code: APPROVAL_REQUIRED, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
+    case 'consent_required': {
+      const message = `Upstream "${e.upstream}" needs you to connect your account there first: open the consent link, then call again`;
+      // 2025-11-25 only: 2026-07-28 implementations must not emit -32042 (they get input_required instead).
+      if (e.elicit && !modern) {
+        return { status: 200, error: { code: URL_ELICITATION_REQUIRED, message, data: { elicitations: [{ mode: 'url', elicitationId: e.elicitationId, url: e.url, message }] } } };
+      }
+      return { status: 200, error: { code: CONSENT_REQUIRED, message, data: { upstream: e.upstream, url: e.url } } };
+    }
     case 'audit_unavailable':
       return { status: 503, error: { code: INTERNAL_ERROR, message: 'The audit trail cannot record calls right now, so none are accepted; try again shortly' } };
     case 'auth_failed':

@@ -29,6 +29,7 @@ export const ERROR_TYPE_TOOL_ERROR = 'tool_error';
 export const ATTR_GATEHOUSE_ERA = 'gatehouse.era';
 export const ATTR_GATEHOUSE_UPSTREAM = 'gatehouse.upstream';
 export const ATTR_GATEHOUSE_SERVER = 'gatehouse.server';
+export const ATTR_GATEHOUSE_CREDENTIAL = 'gatehouse.upstream.credential';
 export const ATTR_GATEHOUSE_OUTCOME = 'gatehouse.outcome';
 export const ATTR_GATEHOUSE_DECISION = 'gatehouse.policy.decision';
 export const ATTR_GATEHOUSE_RULE_ID = 'gatehouse.policy.rule_id';

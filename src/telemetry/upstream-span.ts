@@ -27,6 +27,8 @@ export interface UpstreamSpanInput {
   serverPort?: number;
   /** The JSON-RPC id of the upstream request. */
   rpcId?: RequestId;
+  /** The kind of credential sent (user, exchange, service, none), never its value. */
+  credential?: string;
 }
 
 export interface UpstreamSpan extends TracedSpan {
@@ -52,6 +54,7 @@ export function startUpstreamSpan(tracer: Tracer | undefined, parent: Span, inpu
   setIf(attributes, sc.ATTR_MCP_PROTOCOL_VERSION, input.protocolVersion);
   setIf(attributes, ATTR_SERVER_ADDRESS, input.serverAddress);
   setIf(attributes, ATTR_SERVER_PORT, input.serverPort);
+  setIf(attributes, sc.ATTR_GATEHOUSE_CREDENTIAL, input.credential);
   if (input.rpcId !== undefined) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(input.rpcId);
   const span = tracer.startSpan(
     sc.mcpSpanName(input.method, targetName(input.method, target)),

@@ -20,6 +20,9 @@ export interface UpstreamRequest {
   paramHeaders?: Readonly<Record<string, string>>;
   /** W3C trace context (traceparent, tracestate) for the upstream HTTP request. */
   traceHeaders?: Readonly<Record<string, string>>;
+  /** Who is calling: selects a per-user upstream's credential (user-auth/user-upstream.ts), and
+   * nothing else. Lists carry it too, since such an upstream's lists are private per user. */
+  principal?: { authContext: string; subject?: string; method?: string };
   /** Aborts the upstream request (client disconnect = cancel). */
   signal?: AbortSignal;
   /** A 2025-11-25 upstream made its answer a resumable stream (primed it, with this retry). */
@@ -41,6 +44,9 @@ export interface UpstreamStatus {
   era: Era | undefined;
   since: number;
   lastError?: string;
+  /** Reached as each calling user (auth type user): why callers may need to consent first, and
+   * what those who have not see in lists. */
+  userAuth?: { note: string; withoutConsent: 'show' | 'hide' };
 }
 
 export interface UpstreamIdentity {

@@ -12,7 +12,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
         line: 2,
         column: 1,
         message:
-          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, audit, shutdown, metrics, toolSearch, resultShaping, servers, overlays, upstreams)',
+          'unknown key "listen_port" (allowed: listen, separator, maxNameLength, allowedHosts, admin, allowedOrigins, limits, listDeadline, listRetry, sessions, identity, policy, validation, rateLimits, approvals, userAuth, audit, shutdown, metrics, toolSearch, resultShaping, servers, overlays, upstreams)',
       },
     ]);
   });

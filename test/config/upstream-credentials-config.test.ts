@@ -149,7 +149,7 @@ describe('upstream auth: OAuth client credentials', () => {
       'gatehouse.yaml:4:114 /upstreams/0/auth/resource: expected an absolute http(s) URL without a fragment (RFC 8707 section 2)',
     ]);
     expect(errorLines(`${head}, tokenUrl: "https://a/t", resource: true, scope: "a  b" }\n`.replace('client_credentials', 'password'))).toEqual([
-      'gatehouse.yaml:4:19 /upstreams/0/auth/type: expected one of "client_credentials", got "password"',
+      'gatehouse.yaml:4:19 /upstreams/0/auth/type: expected one of "client_credentials", "user", "token_exchange", got "password"',
       'gatehouse.yaml:4:84 /upstreams/0/auth/resource: expected an http:// or https:// URL, or false',
       'gatehouse.yaml:4:107 /upstreams/0/auth/scope: expected OAuth scopes: printable ASCII without quotes or backslashes, separated by single spaces, got "a  b"',
     ]);

@@ -20,7 +20,7 @@ import { headerString, type ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
 import { RequestHeaders } from './request-headers.ts';
-import { createUpstreamCredentials } from './upstream-credentials.ts';
+import { createUpstreamCredentials, type UpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
 import { NotificationStream, WATCH_METHODS, watchResource } from './notification-stream.ts';
@@ -50,10 +50,10 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** 2026-07-28: the resources subscribed to, asked for on the listen stream. */
   private readonly watched = new Set<string>();
 
-  constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget) {
+  /** `credentials`: one user's (user-upstream.ts); by default the upstream's own, never the client's. */
+  constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget, credentials?: UpstreamCredentials) {
     super(config, 'http', logger);
-    // The upstream's own credentials, never the client's.
-    this.link = new UpstreamConnection(config, createUpstreamCredentials(config, this.logger), this.logger, budget);
+    this.link = new UpstreamConnection(config, credentials ?? createUpstreamCredentials(config, this.logger), this.logger, budget);
     this.headers = new RequestHeaders(config.headers);
     this.words = new FailureText(config.url, config.timeoutMs);
   }
