@@ -20,14 +20,7 @@ import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/over
 import { USER_AUTH_CONFIG_SCHEMA, type RawUserAuthConfig } from '../user-auth/user-auth-schema.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
-import {
-  POLICY_CONFIG_SCHEMA,
-  RATE_LIMITS_CONFIG_SCHEMA,
-  VALIDATION_CONFIG_SCHEMA,
-  type RawPolicyConfig,
-  type RawRateLimitsConfig,
-  type RawValidationConfig,
-} from './enforcement-schema.ts';
+import { POLICY_CONFIG_SCHEMA, RATE_LIMITS_CONFIG_SCHEMA, VALIDATION_CONFIG_SCHEMA, type RawPolicyConfig, type RawRateLimitsConfig, type RawValidationConfig } from './enforcement-schema.ts';
 import { HEADER_NAME_PATTERN, UPSTREAM_AUTH_SCHEMA, UPSTREAM_HEADERS_SCHEMA, type RawHeaderValue, type RawUpstreamAuth } from './upstream-auth-schema.ts';
 
 export const UPSTREAM_KIND_MESSAGE =

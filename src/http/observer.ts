@@ -13,7 +13,8 @@ import { mapError, type GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, RequestId } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
-import { isLimitName, type LimitName, type Metrics } from '../telemetry/metrics.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
+import { isLimitName, type LimitName } from '../telemetry/limit-names.ts';
 import type { RequestSpan, Tracing } from '../telemetry/tracing.ts';
 import type { Era } from '../protocol/versions.ts';
 

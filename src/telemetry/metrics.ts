@@ -12,6 +12,7 @@ import { OTHER_LABEL, createLabelGuard, type LabelGuard } from './label-guard.ts
 import type { RequestOutcome } from './request-outcome.ts';
 import { registerCapacityMetrics, type CapacitySources } from './capacity-metrics.ts';
 import { cumulative } from './cumulative-counter.ts';
+import { LIMIT_NAMES, type LimitName } from './limit-names.ts';
 
 /** Methods of both protocol eras (MCP 2026-07-28, basic/index) keep their own `method` label value;
  * anything else a client sends is counted as "other". */
@@ -24,25 +25,6 @@ export const MCP_METHODS: readonly string[] = [
   'notifications/initialized', 'notifications/cancelled', 'notifications/progress',
   'notifications/roots/list_changed',
 ];
-
-/** The configured limits (`limits.*` keys of the gateway config) counted by
- * `gatehouse_limit_hits_total`; README, Limits, says what each one refuses. */
-export const LIMIT_NAMES = [
-  'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
-  'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime', 'streamIdleTimeout',
-  'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
-  'maxConnections', 'maxConcurrentRequests', 'maxConcurrentRequestsPerPrincipal',
-  'inputTimeout', 'maxSuspendedCalls', 'maxSuspendedCallsPerPrincipal',
-  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
-  'maxConcurrent',
-  // Under `approvals`, not `limits`: the pending-approval caps.
-  'maxPending', 'maxPendingPerPrincipal',
-] as const;
-export type LimitName = (typeof LIMIT_NAMES)[number];
-
-export function isLimitName(name: string): name is LimitName {
-  return (LIMIT_NAMES as readonly string[]).includes(name);
-}
 
 /** Whole request as the client sees it: from sub-millisecond local answers to long tool calls. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];

@@ -6,7 +6,7 @@ import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
-import type { LimitName } from '../telemetry/metrics.ts';
+import type { LimitName } from '../telemetry/limit-names.ts';
 import type { ClientAsk } from '../protocol/client-ask.ts';
 
 export interface UpstreamRequest {

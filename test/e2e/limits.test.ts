@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
-import { LIMIT_NAMES } from '../../src/telemetry/metrics.ts';
+import { LIMIT_NAMES } from '../../src/telemetry/limit-names.ts';
 import { startModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, REPO_ROOT, type TestGateway } from '../harness/gateway.ts';
 import { useGatewayBed } from '../harness/gateway-bed.ts';

@@ -1,0 +1,20 @@
+// The names under which a configured limit's refusals and cuts are counted and audited.
+
+/** The configured limits (`limits.*` keys of the gateway config) counted by
+ * `gatehouse_limit_hits_total`; README, Limits, says what each one refuses. */
+export const LIMIT_NAMES = [
+  'maxBodyBytes', 'maxHeaderBytes', 'maxHeaderCount', 'bodyTimeout', 'maxJsonDepth', 'maxUpstreamAnswerBytes',
+  'catalogCacheBytes', 'maxSessions', 'maxSessionsPerPrincipal', 'maxStreams', 'maxStreamsPerPrincipal', 'streamMaxLifetime', 'streamIdleTimeout',
+  'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
+  'maxConnections', 'maxConcurrentRequests', 'maxConcurrentRequestsPerPrincipal',
+  'inputTimeout', 'maxSuspendedCalls', 'maxSuspendedCallsPerPrincipal',
+  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
+  'maxConcurrent',
+  // Under `approvals`, not `limits`: the pending-approval caps.
+  'maxPending', 'maxPendingPerPrincipal',
+] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
+export function isLimitName(name: string): name is LimitName {
+  return (LIMIT_NAMES as readonly string[]).includes(name);
+}
