@@ -7,21 +7,12 @@
 // --include-annotations writes version 2 pins, whose hashes also cover title and annotations
 // (tool-definition-hash.ts), so that a flipped destructiveHint quarantines the tool. Exit 0, or 2
 // with the problem on stderr (bad config, an upstream down, a --tool that matches nothing).
-import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Catalog } from '../catalog/catalog.ts';
-import { ConfigError } from '../config/config-error.ts';
-import { loadConfig } from '../config/load-config.ts';
-import type { GatewayConfig } from '../config/types.ts';
-import { createLogger, type LogLevel } from '../telemetry/logger.ts';
 import { compileGlobSet } from '../policy/glob.ts';
 import { formatPinsYaml, type PinnableTool } from '../policy/pins-yaml.ts';
-import { createUpstreams } from '../app/upstream-clients.ts';
 import { usageError } from './policy-options.ts';
-
-/** Whose lists the catalog fetches: nobody's in particular (upstreams never see the client). */
-const PIN_AUTH_CONTEXT = 'anonymous';
+import { CLI_AUTH_CONTEXT, withUpstreams } from './upstream-session.ts';
 
 export async function policyPinCommand(argv: string[]): Promise<number> {
   let values: { config?: string; tool?: string[]; 'include-annotations'?: boolean };
@@ -34,25 +25,9 @@ export async function policyPinCommand(argv: string[]): Promise<number> {
     return usageError('pin', (e as Error).message);
   }
   if (!values.config) return usageError('pin', '--config is required');
-  let config: GatewayConfig;
-  try {
-    config = loadConfig(values.config, process.env);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`gatehouse: invalid config\n${e.format()}\n`);
-    return 2;
-  }
-  // Only warnings and errors by default: this is a command whose output is its stdout.
-  const logger = createLogger({ level: (process.env.GATEHOUSE_LOG_LEVEL as LogLevel | undefined) ?? 'warn' });
-  const upstreams = createUpstreams(config, logger);
-  try {
-    await Promise.all(upstreams.map((u) => u.start()));
-    const down = upstreams.filter((u) => u.status().state !== 'up');
-    if (down.length > 0) {
-      for (const u of down) process.stderr.write(`gatehouse policy pin: upstream "${u.name}" is not reachable: ${u.status().lastError ?? 'it did not start'}\n`);
-      return 2;
-    }
-    const view = await new Catalog(config, upstreams, logger, randomBytes(32)).view('tools', PIN_AUTH_CONTEXT);
+  const file = values.config;
+  return withUpstreams('policy pin', file, async (session) => {
+    const view = await session.catalog(session.config.overlays).view('tools', CLI_AUTH_CONTEXT);
     if (view.missing.length > 0) {
       for (const m of view.missing) process.stderr.write(`gatehouse policy pin: upstream "${m.upstream}" did not list its tools: ${m.reason}\n`);
       return 2;
@@ -67,12 +42,10 @@ export async function policyPinCommand(argv: string[]): Promise<number> {
       }
     }
     const header = [
-      `Written by \`gatehouse policy pin\` from the upstreams of ${basename(values.config)}: ${upstreams.map((u) => u.name).join(', ')}.`,
+      `Written by \`gatehouse policy pin\` from the upstreams of ${basename(file)}: ${session.config.upstreams.map((u) => u.name).join(', ')}.`,
       'A changed hash means a changed tool definition: review the tool before committing the new pin.',
     ].join('\n');
     process.stdout.write(formatPinsYaml(tools, { header, version: values['include-annotations'] === true ? 2 : 1 }));
     return 0;
-  } finally {
-    await Promise.all(upstreams.map((u) => u.close()));
-  }
+  });
 }

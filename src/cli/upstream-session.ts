@@ -1,4 +1,4 @@
-// What the commands that read the upstreams' lists share (`overlays confirm`, `catalog show`):
+// What the commands that read the upstreams' lists share (`overlays confirm`, `catalog show`, `policy pin`):
 // load the gateway config, start its upstreams, insist that every one is up (a review that
 // silently misses one upstream's tools would confirm or show a part of the truth), hand a
 // catalog over, and close the upstreams whatever happens. Problems go to stderr; exit code 2.
