@@ -9,7 +9,8 @@
 // (MCP: clients must refuse a server that does not advertise it).
 import { err, ok, type Result } from '../protocol/result.ts';
 import { parseBearerChallenge } from './bearer-challenge.ts';
-import { jsonObject, shown, type OAuthHttp } from './oauth-http.ts';
+import { jsonObject, type OAuthHttp } from './oauth-http.ts';
+import { shown } from '../upstream/http/server-text.ts';
 
 export interface ServerMetadata {
   issuer: string;

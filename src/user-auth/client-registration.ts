@@ -8,7 +8,8 @@ import { err, ok, type Result } from '../protocol/result.ts';
 import type { UserUpstreamAuth } from './user-auth-config.ts';
 import type { ServerMetadata } from './authorization-discovery.ts';
 import { clientMetadata } from './client-metadata-document.ts';
-import { jsonObject, shown, type OAuthHttp } from './oauth-http.ts';
+import { jsonObject, type OAuthHttp } from './oauth-http.ts';
+import { shown } from '../upstream/http/server-text.ts';
 import type { TokenStore } from './token-store.ts';
 
 export interface OAuthClient {

@@ -5,6 +5,7 @@
 // upstream pools, so these rare requests never queue behind tool calls).
 import type { Dispatcher } from 'undici';
 import { err, ok, type Result } from '../protocol/result.ts';
+import { readBoundedText, shown } from '../upstream/http/server-text.ts';
 
 /** Metadata documents and token answers are a few KB; anything beyond is not one. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -38,7 +39,7 @@ export function createOAuthHttp(dispatcher: Dispatcher, timeoutMs: number): OAut
         ...(body !== undefined ? { body } : {}),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await readBounded(res.body);
+      const text = await readBoundedText(res.body, MAX_BODY_BYTES);
       if (text === undefined) return err(`the server answered with more than ${MAX_BODY_BYTES} bytes`);
       let json: unknown;
       try {
@@ -59,26 +60,6 @@ export function createOAuthHttp(dispatcher: Dispatcher, timeoutMs: number): OAut
         ? send(url, 'POST', { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body.form.toString())
         : send(url, 'POST', { 'content-type': 'application/json', ...headers }, JSON.stringify(body.json)),
   };
-}
-
-async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Server-chosen text in messages: printable, one line, bounded. */
-export function shown(text: string, max = 200): string {
-  const clean = text.replace(/[^\x20-\x7E]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
 export function jsonObject(v: unknown): Record<string, unknown> | undefined {

@@ -5,7 +5,8 @@
 import { err, ok, type Result } from '../protocol/result.ts';
 import { parseTokenResponse } from '../upstream/http/oauth-token-request.ts';
 import type { TokenExchangeAuth } from './user-auth-config.ts';
-import { jsonObject, shown, type OAuthHttp } from './oauth-http.ts';
+import { jsonObject, type OAuthHttp } from './oauth-http.ts';
+import { shown } from '../upstream/http/server-text.ts';
 import { clientAuthentication } from './token-requests.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

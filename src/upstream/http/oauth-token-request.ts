@@ -7,13 +7,13 @@
 import type { Dispatcher } from 'undici';
 import type { ClientCredentialsConfig } from '../../config/types.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
+import { readBoundedText, shown } from './server-text.ts';
 
 export const GRANT_TYPE = 'client_credentials';
 // RFC 6750 section 2.1 b64token: anything else could not travel in an Authorization header.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 // Token answers are a few hundred bytes; a body beyond this is not one.
 const MAX_BODY_BYTES = 64 * 1024;
-const MAX_SHOWN = 200;
 
 export interface TokenRequest {
   clientId: string;
@@ -99,7 +99,7 @@ export async function postTokenRequest(
       body,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await readBounded(res.body);
+    const text = await readBoundedText(res.body, MAX_BODY_BYTES);
     if (text === undefined) return err(`the token endpoint answered with more than ${MAX_BODY_BYTES} bytes`);
     return parseTokenResponse(res.statusCode, text);
   } catch (e) {
@@ -109,26 +109,7 @@ export async function postTokenRequest(
   }
 }
 
-async function readBounded(body: Dispatcher.ResponseData['body']): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
-// Server-chosen text goes into error messages and logs: printable, one line, bounded.
-function shown(text: string): string {
-  const clean = text.replace(/[^\x20-\x7E]/g, '?');
-  return clean.length > MAX_SHOWN ? `${clean.slice(0, MAX_SHOWN)}…` : clean;
-}
