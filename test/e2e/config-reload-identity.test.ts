@@ -12,7 +12,8 @@ import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-pr
 import { freePort } from '../harness/free-port.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
 import { ALICE, ALICE_KEY, BOB, BOB_KEY, modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
-import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import type { SseMessages } from '../harness/sse-messages.ts';
+import { listenForToolChanges } from '../harness/listen-stream.ts';
 
 const CAROL_KEY = 'gh_test_carol_0123456789abcdefghij';
 const CAROL = { 'x-api-key': CAROL_KEY };
@@ -97,17 +98,7 @@ describe('a config reload changes', () => {
   });
 
   it('the policy section: another directory decides, and only the client whose list changed hears of it', async () => {
-    const listen = async (who: Record<string, string>, id: string): Promise<SseMessages> => {
-      const { response, sse } = await openSse(mcp, {
-        method: 'POST',
-        headers: modernHeaders('subscriptions/listen', undefined, who),
-        body: JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
-      });
-      streams.push(sse);
-      expect(response.status).toBe(200);
-      await sse.waitFor(1);
-      return sse;
-    };
+    const listen = (who: Record<string, string>, id: string): Promise<SseMessages> => listenForToolChanges(mcp, who, id, streams);
     const bob = await listen(BOB, 'bob');
     const carol = await listen(CAROL, 'carol');
     expect(toolNames(await modernList(mcp, BOB))).toEqual(['up__echo']);

@@ -17,14 +17,14 @@ import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-process.ts';
 import { freePort } from '../harness/free-port.ts';
-import { modernBody, modernHeaders, REPO_ROOT } from '../harness/gateway.ts';
+import { REPO_ROOT } from '../harness/gateway.ts';
 import { metricValue } from '../harness/metrics.ts';
 import { ALICE, BOB, IDENTITY_YAML, modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
 import { alive } from '../harness/process-alive.ts';
-import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import type { SseMessages } from '../harness/sse-messages.ts';
+import { LIST_CHANGED, listenForToolChanges, toolChanges } from '../harness/listen-stream.ts';
 
 const STDIO_SERVER = join(REPO_ROOT, 'test/fixtures/scripted-stdio-server.mjs');
-const LIST_CHANGED = 'notifications/tools/list_changed';
 // alice (analysts) sees every tool; bob (guests) only those of `up`.
 const POLICY = `
 rules:
@@ -90,19 +90,8 @@ function logged(msg: string): Record<string, any>[] {
 
 const reloads = (result: string): Promise<number | undefined> => metricValue(mcp, 'gatehouse_config_reloads_total', { result });
 
-async function listen(who: Record<string, string>, id: string): Promise<SseMessages> {
-  const { response, sse } = await openSse(mcp, {
-    method: 'POST',
-    headers: modernHeaders('subscriptions/listen', undefined, who),
-    body: JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
-  });
-  streams.push(sse);
-  expect(response.status).toBe(200);
-  await sse.waitFor(1);
-  return sse;
-}
-
-const changes = (sse: SseMessages): unknown[] => sse.messages.filter((m) => m.method === LIST_CHANGED);
+const listen = (who: Record<string, string>, id: string): Promise<SseMessages> => listenForToolChanges(mcp, who, id, streams);
+const changes = toolChanges;
 const slowArrived = (u: ModernUpstream): boolean => u.received.some((r) => (r.body as { params?: { name?: string } } | undefined)?.params?.name === 'slow');
 const TOLD = 'config reload: listeners told of changed lists';
 

@@ -15,9 +15,9 @@ import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-pr
 import { freePort } from '../harness/free-port.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
 import { ALICE, IDENTITY_YAML, modernCall, modernList, toolNames } from '../harness/policy-env.ts';
-import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import type { SseMessages } from '../harness/sse-messages.ts';
+import { LIST_CHANGED, listenForToolChanges, toolChanges } from '../harness/listen-stream.ts';
 
-const LIST_CHANGED = 'notifications/tools/list_changed';
 const TOLD = 'config reload: listeners told of changed lists';
 
 const root = mkdtempSync(join(tmpdir(), 'gatehouse-vreload-'));
@@ -65,19 +65,8 @@ function logged(msg: string): Record<string, any>[] {
     .filter((l) => l.msg === msg);
 }
 
-async function listen(url: string, id: string): Promise<SseMessages> {
-  const { response, sse } = await openSse(url, {
-    method: 'POST',
-    headers: modernHeaders('subscriptions/listen', undefined, ALICE),
-    body: JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
-  });
-  streams.push(sse);
-  expect(response.status).toBe(200);
-  await sse.waitFor(1);
-  return sse;
-}
-
-const changes = (sse: SseMessages): unknown[] => sse.messages.filter((m) => m.method === LIST_CHANGED);
+const listen = (url: string, id: string): Promise<SseMessages> => listenForToolChanges(url, ALICE, id, streams);
+const changes = toolChanges;
 const callsOf = (u: ModernUpstream, tool: string): ModernUpstream['received'] =>
   u.received.filter((r) => (r.body as { params?: { name?: string } } | undefined)?.params?.name === tool);
 
