@@ -9,9 +9,10 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { ALICE, BOB, IDENTITY_YAML, logged, modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
-import { openSse, type SseMessages } from '../harness/sse-messages.ts';
+import type { SseMessages } from '../harness/sse-messages.ts';
+import { LIST_CHANGED, listenForToolChanges } from '../harness/listen-stream.ts';
 
 const BASE = `
 rules:
@@ -28,7 +29,6 @@ rules:
     effect: allow
     when: { principal: [{ groups: [guests] }], tool: up__add }
 `;
-const LIST_CHANGED = 'notifications/tools/list_changed';
 
 let upstream: ModernUpstream;
 const streams: SseMessages[] = [];
@@ -50,18 +50,7 @@ upstreams:
 `;
 
 /** A raw modern subscriptions/listen stream for `who`; resolves once acknowledged. */
-async function listen(gw: TestGateway, who: Record<string, string>, id: string): Promise<SseMessages> {
-  const { response, sse } = await openSse(gw.url, {
-    method: 'POST',
-    headers: modernHeaders('subscriptions/listen', undefined, who),
-    body: JSON.stringify(modernBody(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
-  });
-  streams.push(sse);
-  expect(response.status).toBe(200);
-  await sse.waitFor(1);
-  expect(sse.messages[0].method).toBe('notifications/subscriptions/acknowledged');
-  return sse;
-}
+const listen = (gw: TestGateway, who: Record<string, string>, id: string): Promise<SseMessages> => listenForToolChanges(gw.url, who, id, streams);
 
 const changes = (sse: SseMessages): any[] => sse.messages.filter((m) => m.method === LIST_CHANGED);
 /** The gateway's line once every listener's lists were compared after a reload: `n` of them so far. */

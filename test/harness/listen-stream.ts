@@ -16,6 +16,7 @@ export async function listenForToolChanges(url: string, who: Record<string, stri
   streams.push(sse);
   expect(response.status).toBe(200);
   await sse.waitFor(1);
+  expect(sse.messages[0].method).toBe('notifications/subscriptions/acknowledged');
   return sse;
 }
 
