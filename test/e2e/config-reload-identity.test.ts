@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-process.ts';
-import { freePort } from '../harness/free-port.ts';
+import { killStarted, loggedLines, startServe, type CliRun } from '../harness/cli-process.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
 import { ALICE, ALICE_KEY, BOB, BOB_KEY, modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
 import type { SseMessages } from '../harness/sse-messages.ts';
@@ -48,14 +47,7 @@ function save(text: string): void {
   renameSync(`${file}.tmp`, file);
 }
 
-function logged(msg: string): Record<string, any>[] {
-  return gateway
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((l) => l.msg === msg);
-}
+const logged = (msg: string): Record<string, any>[] => loggedLines(gateway, msg);
 
 const reloaded = (n: number): Promise<void> => expect.poll(() => logged('config reloaded').length, { message: `reload ${n}`, timeout: 10_000 }).toBe(n);
 
@@ -63,10 +55,7 @@ beforeAll(async () => {
   upstream = await startModernUpstream({ name: 'up' });
   writeFileSync(keysFile, key('alice', ALICE_KEY, 'analysts') + key('bob', BOB_KEY, 'guests'));
   save(configText(everyoneEcho));
-  const port = await freePort();
-  mcp = `http://127.0.0.1:${port}/mcp`;
-  gateway = runCli(['serve', '--config', file, '--port', String(port)], { cwd: root });
-  await waitForHttp(gateway, `http://127.0.0.1:${port}/readyz`);
+  ({ run: gateway, mcp } = await startServe(file, root));
 }, 30_000);
 
 afterAll(async () => {

@@ -15,8 +15,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-process.ts';
-import { freePort } from '../harness/free-port.ts';
+import { killStarted, loggedLines, startServe, type CliRun } from '../harness/cli-process.ts';
 import { REPO_ROOT } from '../harness/gateway.ts';
 import { metricValue } from '../harness/metrics.ts';
 import { ALICE, BOB, IDENTITY_YAML, modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
@@ -79,14 +78,7 @@ function editInPlace(text: string): void {
   writeFileSync(join(mount, `..2026_12_01_${version}`, 'gatehouse.yaml'), text);
 }
 
-function logged(msg: string): Record<string, any>[] {
-  return gateway
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((l) => l.msg === msg);
-}
+const logged = (msg: string): Record<string, any>[] => loggedLines(gateway, msg);
 
 const reloads = (result: string): Promise<number | undefined> => metricValue(mcp, 'gatehouse_config_reloads_total', { result });
 
@@ -100,10 +92,7 @@ beforeAll(async () => {
   mkdirSync(mount);
   publish(configText({ withKid: true }));
   symlinkSync('..data/gatehouse.yaml', file);
-  const port = await freePort();
-  mcp = `http://127.0.0.1:${port}/mcp`;
-  gateway = runCli(['serve', '--config', file, '--port', String(port)], { cwd: root });
-  await waitForHttp(gateway, `http://127.0.0.1:${port}/readyz`);
+  ({ run: gateway, mcp } = await startServe(file, root));
 }, 30_000);
 
 afterAll(async () => {

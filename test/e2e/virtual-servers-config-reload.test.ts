@@ -11,8 +11,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { killStarted, runCli, waitForHttp, type CliRun } from '../harness/cli-process.ts';
-import { freePort } from '../harness/free-port.ts';
+import { killStarted, loggedLines, startServe, type CliRun } from '../harness/cli-process.ts';
 import { modernBody, modernHeaders, postJson } from '../harness/gateway.ts';
 import { ALICE, IDENTITY_YAML, modernCall, modernList, toolNames } from '../harness/policy-env.ts';
 import type { SseMessages } from '../harness/sse-messages.ts';
@@ -56,14 +55,7 @@ function reload(p: Parts): void {
   gateway.child.kill('SIGHUP');
 }
 
-function logged(msg: string): Record<string, any>[] {
-  return gateway
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((l) => l.msg === msg);
-}
+const logged = (msg: string): Record<string, any>[] => loggedLines(gateway, msg);
 
 const listen = (url: string, id: string): Promise<SseMessages> => listenForToolChanges(url, ALICE, id, streams);
 const changes = toolChanges;
@@ -73,10 +65,7 @@ const callsOf = (u: ModernUpstream, tool: string): ModernUpstream['received'] =>
 beforeAll(async () => {
   [up, other, bigger] = await Promise.all([startModernUpstream({ name: 'up' }), startModernUpstream({ name: 'other' }), startModernUpstream({ name: 'other', toolCount: 2 })]);
   writeFileSync(file, configText({}));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}/mcp`;
-  gateway = runCli(['serve', '--config', file, '--port', String(port)], { cwd: root });
-  await waitForHttp(gateway, `http://127.0.0.1:${port}/readyz`);
+  ({ run: gateway, mcp: base } = await startServe(file, root));
 }, 30_000);
 
 afterAll(async () => {

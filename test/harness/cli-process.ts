@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { vi } from 'vitest';
+import { freePort } from './free-port.ts';
 import { REPO_ROOT } from './gateway.ts';
 
 export const BIN = join(REPO_ROOT, 'bin/gatehouse.js');
@@ -66,4 +67,22 @@ export async function waitForHttp(run: CliRun, url: string, timeoutMs = 20_000):
 
 export function killStarted(): void {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+/** `gatehouse serve --config FILE` on a free port, once /readyz answers: the run and its MCP URL. */
+export async function startServe(file: string, cwd: string): Promise<{ run: CliRun; mcp: string }> {
+  const port = await freePort();
+  const run = runCli(['serve', '--config', file, '--port', String(port)], { cwd });
+  await waitForHttp(run, `http://127.0.0.1:${port}/readyz`);
+  return { run, mcp: `http://127.0.0.1:${port}/mcp` };
+}
+
+/** The JSON log lines a run has written to stderr with this message. */
+export function loggedLines(run: CliRun, msg: string): Record<string, any>[] {
+  return run
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .filter((l) => l.msg === msg);
 }
