@@ -6,13 +6,14 @@
 // global one), so gateways built in one process do not mix their numbers.
 // Naming follows Prometheus conventions: `gatehouse_` prefix, base units in the name
 // (`_seconds`), `_total` on counters. Every label is bounded (label-guard.ts).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from './logger.ts';
 import { OTHER_LABEL, createLabelGuard, type LabelGuard } from './label-guard.ts';
 import type { RequestOutcome } from './request-outcome.ts';
 import { registerCapacityMetrics, type CapacitySources } from './capacity-metrics.ts';
 import { cumulative } from './cumulative-counter.ts';
 import { LIMIT_NAMES, type LimitName } from './limit-names.ts';
+import { SeriesCounter, SeriesHistogram, type CounterSeries, type HistogramSeries } from './labelled-series.ts';
 
 /** Methods of both protocol eras (MCP 2026-07-28, basic/index) keep their own `method` label value;
  * anything else a client sends is counted as "other". */
@@ -124,30 +125,23 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const isExposed = opts.isExposedTool;
   const toolLabel: LabelGuard = isExposed ? (name) => (name === '' || isExposed(name) ? toolGuard(name) : OTHER_LABEL) : toolGuard;
 
-  const requests = new Counter({
+  // Labels: method, upstream, tool, outcome and (on a virtual server) server.
+  const requests = new SeriesCounter({
     name: 'gatehouse_requests_total',
     help: 'MCP requests handled, by method, upstream, exposed tool name, outcome and (on a virtual server) server.',
-    labelNames: ['method', 'upstream', 'tool', 'outcome', 'server'] as const,
     registers,
   });
-  const duration = new Histogram({
-    name: 'gatehouse_request_duration_seconds',
-    help: 'Whole request time, from arrival to response, by method.',
-    labelNames: ['method'] as const,
-    buckets: DURATION_BUCKETS,
-    registers,
-  });
-  const overhead = new Histogram({
+  const duration = new SeriesHistogram({ name: 'gatehouse_request_duration_seconds', help: 'Whole request time, from arrival to response, by method.', buckets: DURATION_BUCKETS, registers });
+  const overhead = new SeriesHistogram({
     name: 'gatehouse_request_overhead_seconds',
     help: 'Gateway overhead per request: whole request time minus time spent waiting on upstreams.',
-    labelNames: ['method'] as const,
     buckets: OVERHEAD_BUCKETS,
     registers,
   });
-  const upstreamDuration = new Histogram({
+  // Labels: upstream, method.
+  const upstreamDuration = new SeriesHistogram({
     name: 'gatehouse_upstream_request_duration_seconds',
     help: 'Time from sending a request upstream to its response, by upstream and method.',
-    labelNames: ['upstream', 'method'] as const,
     buckets: DURATION_BUCKETS,
     registers,
   });
@@ -163,12 +157,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     labelNames: ['limit'] as const,
     registers,
   });
-  // The labelled series of the per-request metrics, by their label values: prom-client hashes
-  // a label object on every call, which showed in the hot path's profile. The label guards
-  // bound the values, so these maps hold no more series than prom-client itself does.
-  const requestChildren = new Map<string, { inc(): void }>();
-  const methodChildren = new Map<string, { duration: { observe(v: number): void }; overhead: { observe(v: number): void } }>();
-  const upstreamChildren = new Map<string, { observe(v: number): void }>();
+  // The series of the per-request metrics, by their label values (labelled-series.ts says
+  // why they are not prom-client's). The label guards bound the values, so these maps hold
+  // no more series than prom-client itself would.
+  const requestChildren = new Map<string, CounterSeries>();
+  const methodChildren = new Map<string, { duration: HistogramSeries; overhead: HistogramSeries }>();
+  const upstreamChildren = new Map<string, HistogramSeries>();
   // Every limit reads 0 from the start, so a rate() over it needs no first hit.
   for (const limit of LIMIT_NAMES) limitHits.inc({ limit }, 0);
   const reloads = new Counter({ name: 'gatehouse_config_reloads_total', help: 'Config reloads (SIGHUP or the config file changed), by result: applied, unchanged, invalid, refused (a restart-only field changed), failed.', labelNames: ['result'] as const, registers });
@@ -231,10 +225,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       const server = s.server;
       const key = `${method}\u0000${upstream}\u0000${tool}\u0000${s.outcome}${server === undefined ? '' : `\u0000${server}`}`;
       let count = requestChildren.get(key);
-      if (count === undefined) requestChildren.set(key, (count = requests.labels(server === undefined ? { method, upstream, tool, outcome: s.outcome } : { method, upstream, tool, outcome: s.outcome, server })));
+      if (count === undefined) requestChildren.set(key, (count = requests.series(server === undefined ? { method, upstream, tool, outcome: s.outcome } : { method, upstream, tool, outcome: s.outcome, server })));
       count.inc();
       let times = methodChildren.get(method);
-      if (times === undefined) methodChildren.set(method, (times = { duration: duration.labels({ method }), overhead: overhead.labels({ method }) }));
+      if (times === undefined) methodChildren.set(method, (times = { duration: duration.series({ method }), overhead: overhead.series({ method }) }));
       const total = s.durationMs / 1000;
       times.duration.observe(total);
       times.overhead.observe(Math.max(0, total - (s.upstreamMs ?? 0) / 1000));
@@ -244,7 +238,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       const method = methodLabel(s.method);
       const key = `${upstream}\u0000${method}`;
       let child = upstreamChildren.get(key);
-      if (child === undefined) upstreamChildren.set(key, (child = upstreamDuration.labels({ upstream, method })));
+      if (child === undefined) upstreamChildren.set(key, (child = upstreamDuration.series({ upstream, method })));
       child.observe(s.durationMs / 1000);
     },
     recordCacheLookup(kind, hit) {
