@@ -22,6 +22,20 @@ function created(s: LegacySessions, caps: JsonObject = {}, owner = 'anonymous') 
 }
 
 describe('LegacySessions', () => {
+  it('hands a busy session out as one frozen object, made again when its log level changes', () => {
+    const s = sessions();
+    const { id } = created(s);
+    s.get(id);
+    const first = s.get(id)!;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(s.get(id)).toBe(first);
+    s.setLogLevel(id, 'debug');
+    const after = s.get(id)!;
+    expect(after).not.toBe(first);
+    expect(after).toMatchObject({ id, logLevel: 'debug', owner: 'anonymous' });
+    expect(first.logLevel).toBeUndefined();
+  });
+
   it('keeps nothing for an id until it is used', () => {
     const s = sessions();
     const { id } = created(s);

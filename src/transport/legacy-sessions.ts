@@ -34,6 +34,9 @@ interface Local {
   logLevel?: string;
   /** The unsealed state, so a busy session is decrypted once, not on every request. */
   state?: Sealed;
+  /** What `open` hands out, made once per state and log level (the session frozen: every
+   * request of the session shares it). */
+  opened?: Result<LegacySession, GatewayError>;
 }
 
 const MAX_SESSION_ID_LENGTH = 4096;
@@ -148,13 +151,16 @@ export class LegacySessions {
     if (!state || t - state.issuedAt > SESSION_MAX_LIFETIME_MS) return NOT_FOUND;
     if (local) {
       local.lastSeen = t;
+      if (local.opened !== undefined && local.state === state) return local.opened;
       local.state = state;
     } else {
       if (this.slots.take(state.owner) !== undefined) return err(this.full(state.owner)!);
       this.local.set(id, { lastSeen: t, state });
     }
     const { issuedAt: _, ...session } = state;
-    return ok({ id, ...session, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) });
+    const opened = ok(Object.freeze({ id, ...session, ...(local?.logLevel ? { logLevel: local.logLevel } : {}) }));
+    if (local) local.opened = opened;
+    return opened;
   }
 
   /** The refusal for one more session of this owner, if a cap is full. */
@@ -171,7 +177,10 @@ export class LegacySessions {
 
   setLogLevel(id: string, level: string): void {
     const local = this.local.get(id);
-    if (local) local.logLevel = level;
+    if (local) {
+      local.logLevel = level;
+      local.opened = undefined;
+    }
   }
 
   /** Ends a session here (DELETE, idle): its id gets 404 from now on. */
