@@ -99,7 +99,9 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
     if (r.judge === 'visibility') {
       if (!visible()) return hidden();
     } else {
-      const g = await enforcer.gate(call.principal, t);
+      // Synchronous unless a rate limit needs the shared store: no await on the common path.
+      const gated = enforcer.gate(call.principal, t);
+      const g = gated instanceof Promise ? await gated : gated;
       if (!g.ok) {
         const e = g.error;
         const effect: RecordedEffect = e.kind === 'rate_limited' ? 'rate_limited' : 'unchecked';
