@@ -19,7 +19,7 @@ import { createObserver, type Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { JsonRpcNotification } from '../protocol/message.ts';
+import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import { metadataPaths, protectedResourceMetadata, type ProtectedResourceMetadata } from '../identity/resource-metadata.ts';
 import type { ContextBudget, Gateway } from '../mcp/method-table.ts';
 import { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
@@ -51,6 +51,8 @@ export interface VirtualServerDeps {
   metrics: Metrics;
   audit: AuditTrail;
   bodies: AuditBodies | undefined;
+  /** An audit event (a server's overlay held back or applied again). */
+  event: (name: 'overlay_changed', detail: JsonObject) => void;
 }
 
 /** An MCP endpoint behind its HTTP ring: it gets the principal identity found. */
@@ -173,6 +175,8 @@ export class VirtualServers {
     const catalog = deps.catalog.forServer(upstreams, scope);
     // Only this server's listeners hear of its changes (notifier.ts).
     catalog.onChange((kind) => deps.notifier.publish(kind === 'resourceTemplates' ? 'resources' : kind, name));
+    // The change names the server: its own overlays, and the gateway-wide ones as its view has them.
+    catalog.overlays.onChange((change) => deps.event('overlay_changed', { ...change }));
     let home: ServerHome | undefined;
     const subscriptions = new ResourceSubscriptions({
       catalog,

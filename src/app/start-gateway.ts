@@ -151,7 +151,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const liveLimits = (): GatewayConfig['limits'] => live().config.limits;
   const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
   const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits, listenResources });
-  servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies });
+  servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies, event });
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
   const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();

@@ -33,6 +33,9 @@ export interface RequestAuditRecord {
   /** `unrecorded`: the body existed but could not be recorded, and why. */
   arguments?: { digest: string } | { redacted: JsonValue } | { full: JsonValue } | { unrecorded: string };
   result?: { digest: string } | { redacted: JsonValue } | { full: JsonValue } | { unrecorded: string };
+  /** Arguments an overlay filled in (README, Virtual servers and overlays): `fixed` or
+   * `default`, by name. `arguments` is then what the upstream received. */
+  filledArguments?: Readonly<Record<string, 'fixed' | 'default'>>;
   /** The gateway tool the call came through (gatehouse__call_tool); `name` is the real tool. */
   via?: string;
   /** What result shaping did: bytes in and out, bytes cut, kept copies, links, redactions. */

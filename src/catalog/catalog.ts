@@ -22,7 +22,6 @@ import type { OpenList } from './list-circuit.ts';
 import { offersList, partWithin } from './part-within.ts';
 import type { ServerScope } from '../servers/server-view.ts';
 import { OverlayStates, type AppliedOverlay } from '../overlays/overlay-states.ts';
-import { NO_OVERLAYS } from '../overlays/overlay-config.ts';
 
 export type { MergedView } from './merged-view.ts';
 export type { ListPage } from './list-page.ts';
@@ -71,7 +70,7 @@ export class Catalog {
   private readonly served = new Map<ListKind, string | undefined>();
   /** The default catalog: the servers' catalogs it tells of upstream list changes (serve). */
   private servers: readonly Catalog[] = [];
-  /** The overlays of this catalog's endpoint (none on a server's), applied once per built view. */
+  /** The overlays of this catalog's endpoint, applied once per built view. */
   readonly overlays: OverlayStates;
 
   constructor(
@@ -83,7 +82,8 @@ export class Catalog {
     /** A virtual server's catalog: the default one's parts, the server's naming and selection. */
     private readonly within?: { shared: SharedParts; scope: ServerScope },
   ) {
-    this.overlays = new OverlayStates(within ? NO_OVERLAYS : config.overlays, logger, (kind) => this.changed(kind));
+    // A server's own overlays first, the gateway-wide ones for every item those do not name.
+    this.overlays = within ? new OverlayStates(within.scope.overlays, logger, (kind) => this.changed(kind), config.overlays, within.scope.name) : new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
     const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
     this.cache = shared.cache;
     this.views = this.newViews();
@@ -116,14 +116,16 @@ export class Catalog {
    * upstreams and scope and drops its views. Budgets stay (catalogCacheBytes is restart-only). */
   reconfigure(config: GatewayConfig, upstreams: readonly Upstream[], scope?: ServerScope): void {
     const renamed = config.separator !== this.config.separator || config.maxNameLength !== this.config.maxNameLength;
-    const reshaped = this.overlays.reconfigure(this.within ? NO_OVERLAYS : config.overlays);
     const before = this.byName;
     [this.config, this.upstreams, this.byName] = [config, upstreams, new Map(upstreams.map((u) => [u.name, u]))];
     if (this.within) {
       if (scope) this.within.scope = scope;
+      // Its views are all rebuilt, so changed overlays need no list fetched again.
+      this.overlays.reconfigure(this.within.scope.overlays, config.overlays);
       this.views = this.newViews();
       return;
     }
+    const reshaped = this.overlays.reconfigure(config.overlays);
     const dropped = new Set<string>();
     for (const name of new Set([...before.keys(), ...this.byName.keys()])) {
       const now = this.byName.get(name);

@@ -39,7 +39,7 @@ const CONFIG = { separator: '__', maxNameLength: 64, listDeadlineMs: 5_000, list
 const ALL = { include: ['*'], exclude: [] };
 
 function team(tools: string[]): ServerConfig {
-  return { name: 'team', path: '/mcp/team', host: undefined, upstreams: ['a'], select: { tools: { include: tools, exclude: [] }, prompts: ALL, resources: ALL, resourceTemplates: ALL }, instructions: undefined, prefix: 'upstream' };
+  return { name: 'team', path: '/mcp/team', host: undefined, upstreams: ['a'], select: { tools: { include: tools, exclude: [] }, prompts: ALL, resources: ALL, resourceTemplates: ALL }, instructions: undefined, prefix: 'upstream', overlays: NO_OVERLAYS };
 }
 
 const NAMING = { separator: '__', maxNameLength: 64, prefixOf: (u: string) => u };

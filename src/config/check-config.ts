@@ -7,6 +7,7 @@ import { toPointer } from './config-error.ts';
 import type { GatewayConfig, HttpUpstreamConfig, StdioUpstreamConfig } from './types.ts';
 import { checkUpstreamCredentials, credentialPointer } from './upstream-credentials-config.ts';
 import { checkServers } from '../servers/servers-config.ts';
+import type { Overlay } from '../overlays/overlay-config.ts';
 
 export interface CheckIssue {
   path: string;
@@ -55,8 +56,16 @@ function checkOverlayUpstreams(config: GatewayConfig, issues: CheckIssue[]): voi
   const names = new Set(config.upstreams.map((u) => u.name));
   for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
     if (o.upstream !== undefined && !names.has(o.upstream)) issues.push({ path: `${o.source.path}/upstream`, message: `no upstream is named "${o.upstream}"` });
+  }
+  // A server's own overlays name one of its upstreams (checkServers says so otherwise).
+  for (const o of allOverlays(config)) {
     if (o.name !== undefined && o.name.length > config.maxNameLength) issues.push({ path: `${o.source.path}/name`, message: `the new name is ${o.name.length} characters, over maxNameLength (${config.maxNameLength})` });
   }
+}
+
+/** The gateway-wide overlays, then each server's own. */
+export function allOverlays(config: GatewayConfig): Overlay[] {
+  return [config.overlays, ...config.servers.map((s) => s.overlays)].flatMap((o) => [...o.tools, ...o.prompts]);
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { checkConfig } from './check-config.ts';
+import { allOverlays, checkConfig } from './check-config.ts';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { CONFIG_SCHEMA, type RawConfig } from './config-schema.ts';
 import { deepFreeze } from './deep-freeze.ts';
@@ -139,7 +139,7 @@ export function collectConfig(
   blamed.push(...normalized.map((i) => i.path));
   for (const i of checkConfig(config)) report(accepted.toOriginal(i.path), i.message, i.atKey);
   // Overlays are judged again when they meet their upstream's lists: those messages name the line too.
-  for (const o of [...config.overlays.tools, ...config.overlays.prompts]) {
+  for (const o of allOverlays(config)) {
     const line = locate(accepted.toOriginal(o.source.path), false)?.line;
     if (line !== undefined) o.source.line = line;
   }

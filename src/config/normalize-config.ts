@@ -126,7 +126,7 @@ export function normalizeConfig(
     metrics: { processMetrics: raw.metrics?.processMetrics ?? false },
     toolSearch: normalizeToolSearchConfig(raw.toolSearch),
     resultShaping: shaping.config,
-    servers: normalizeServers(raw.servers, listenPath, upstreams.map((u) => u.name)),
+    servers: normalizeServers(raw.servers, listenPath, upstreams.map((u) => u.name), absoluteFile, issues),
     overlays: overlays.config,
     upstreams,
   };

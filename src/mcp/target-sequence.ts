@@ -41,6 +41,9 @@ export interface Resolved {
   unknown: GatewayError;
   /** Decoded Mcp-Param-* values, for the record. */
   paramValues?: Readonly<Record<string, HeaderParamValue>>;
+  /** An overlay filled these arguments in: the record then holds the target's arguments (what
+   * the upstream is sent), not the request's. */
+  filled?: Readonly<Record<string, 'fixed' | 'default'>>;
   /** Checks after the decision (so a hidden target never answers "invalid") and before any
    * approval (so nobody approves a call that cannot run): headers, arguments. */
   check?: () => GatewayError | undefined;
@@ -88,7 +91,7 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
     if (!found.ok) return { reply: found, record: {} };
     let r = found.value;
     const t = r.target;
-    const base = { target: { upstream: t.upstream, name: t.name, upstreamName: t.upstreamName }, ...(r.paramValues ? { paramValues: r.paramValues } : {}) };
+    const base = { target: { upstream: t.upstream, name: t.name, upstreamName: t.upstreamName }, ...(r.paramValues ? { paramValues: r.paramValues } : {}), ...(r.filled ? { arguments: t.arguments ?? {}, filledArguments: r.filled } : {}) };
 
     const hidden = (): Handled => ({ reply: err(r.unknown), record: { ...base, decision: HIDDEN } });
     const visible = (): boolean => r.listed === undefined || enforcer.visible(call.principal, r.listed.list, r.listed.item, r.listed.origin);

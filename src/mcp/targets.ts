@@ -16,7 +16,7 @@ import { unknownError, type CallTarget } from '../policy/enforcer.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { createTargetSequence, type Resolved, type SequenceDeps } from './target-sequence.ts';
-import { namedArgumentProblem, refusedArgument, upstreamArguments, withOutputNote } from '../overlays/overlay-arguments.ts';
+import { completionContext, filledArguments, namedArgumentProblem, refusedArgument, upstreamArguments, withOutputNote } from '../overlays/overlay-arguments.ts';
 
 export type Handler = (call: Call) => Promise<Handled>;
 export type TargetMethod = 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete';
@@ -85,6 +85,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     const target: CallTarget = { kind: 'tool', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item };
     if (sent) target.arguments = sent;
     if (values.ok) target.params = values.value;
+    const filled = o && filledArguments(o, args);
     const inputSchema = found.item.inputSchema;
     const checkArguments = (config.validation.arguments || o?.enforced === true) && isJsonObject(inputSchema);
     const resolvedFor = (f: NonNullable<typeof found>): Resolved => ({
@@ -94,6 +95,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
       listed: { list: 'tools', item: f.item, origin: originOf(f) },
       unknown: unknownError({ kind: 'tool', name }),
       ...(values.ok ? { paramValues: values.value } : {}),
+      ...(filled ? { filled } : {}),
       ...(checked && !checked.ok ? { precheck: { kind: 'header_mismatch', message: checked.error } } : {}),
       check: () => {
         const kept = o && refusedArgument(o, args);
@@ -129,12 +131,14 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     const o = found.overlay;
     const args = o ? upstreamArguments(o, clientArgs) : clientArgs;
     const kept = o && refusedArgument(o, clientArgs);
+    const filled = o && filledArguments(o, clientArgs);
     const target: CallTarget = { kind: 'prompt', upstream: found.upstream.name, name: found.policyName ?? name, upstreamName: found.name, item: found.item, ...(args ? { arguments: args } : {}) };
     return ok({
       target,
       upstream: found.upstream,
       judge: 'call',
       unknown: unknownError({ kind: 'prompt', name }),
+      ...(filled ? { filled } : {}),
       ...(kept ? { check: () => ({ kind: 'invalid_params', message: `Invalid arguments for prompt ${name}: argument "${kept}" is set by the gateway; leave it out` }) } : {}),
       upstreamParams: (p) => ({ ...p, name: found.name, ...(o ? { arguments: upstreamArguments(o, isJsonObject(p.arguments) ? p.arguments : undefined) ?? {} } : {}) }),
     });
@@ -183,7 +187,10 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
         judge: 'visibility',
         listed: { list: 'prompts', item: found.item, origin: originOf(found) },
         unknown: unknownError({ kind: 'prompt', name: ref.name }),
-        upstreamParams: (p) => ({ ...p, ref: { ...ref, name: found.name } }),
+        upstreamParams: (p) => {
+          const context = found.overlay && completionContext(found.overlay, isJsonObject(p.context) ? p.context : undefined);
+          return { ...p, ref: { ...ref, name: found.name }, ...(context ? { context } : {}) };
+        },
       });
     }
     if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {

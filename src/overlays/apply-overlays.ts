@@ -73,11 +73,24 @@ export function overlayLookup(overlays: readonly Overlay[]): (exposed: string, o
   return (exposed, origin) => byUpstream.get(`${origin.upstream}\u0000${origin.original}`) ?? byExposed.get(exposed);
 }
 
-export function applyOverlays(view: MergedView, overlays: readonly Overlay[], check: CheckValue): OverlaidView {
+/** An endpoint's overlay of an item: its own (a virtual server's `overlays`), else the
+ * gateway-wide one. A gateway-wide overlay without `upstream` names the item as the default
+ * endpoint does, which a `prefix: none` server keeps as the item's policy name. */
+export function endpointLookup(own: readonly Overlay[], wide: readonly Overlay[]): (exposed: string, origin: ItemOrigin) => Overlay | undefined {
+  const mine = overlayLookup(own);
+  if (wide.length === 0) return mine;
+  const gateway = overlayLookup(wide);
+  return (exposed, origin) => mine(exposed, origin) ?? gateway(origin.policyName ?? exposed, origin);
+}
+
+/** `overlays`: the endpoint's own, each reported `missing` when its item is not in the view;
+ * `wide`: the gateway-wide ones on a virtual server, where an item outside the server's
+ * selection is simply not there. */
+export function applyOverlays(view: MergedView, overlays: readonly Overlay[], check: CheckValue, wide: readonly Overlay[] = []): OverlaidView {
   const kind = view.kind;
   const held: HeldOverlay[] = [];
   const met = new Set<Overlay>();
-  const find = overlayLookup(overlays);
+  const find = endpointLookup(overlays, wide);
   const plans: Plan[] = [];
   for (const item of view.items) {
     const exposed = item.name as string;
@@ -109,9 +122,15 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
     if (listed) held.push({ overlay: o, state: 'missing', reason: o.upstream === undefined ? `no ${noun(kind)} is exposed as "${o.target}"` : `upstream "${o.upstream}" lists no ${noun(kind)} "${o.target}"` });
   }
 
-  // A rename may not take a name another item keeps: the overlay is the one held back.
+  // A rename may not take a name another item keeps, nor the name policy knows another by
+  // (a `prefix: none` server's items keep their default-endpoint names for policy): the
+  // overlay is the one held back.
   const keeps = new Map<string, Plan>();
-  for (const p of plans) if (p.applied?.overlay.name === undefined) keeps.set(p.name, p);
+  for (const p of plans) {
+    if (p.applied?.overlay.name !== undefined) continue;
+    keeps.set(p.name, p);
+    if (p.origin.policyName !== undefined && !keeps.has(p.origin.policyName)) keeps.set(p.origin.policyName, p);
+  }
   const items: JsonObject[] = [];
   const index = new Map<string, ItemOrigin>();
   const byName = new Map<string, JsonObject>();
@@ -120,7 +139,8 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
   for (const p of plans) {
     const other = p.applied?.overlay.name === undefined ? undefined : (keeps.get(p.name) ?? (index.has(p.name) ? { origin: index.get(p.name)! } : undefined));
     if (other) {
-      held.push({ overlay: p.applied!.overlay, state: 'invalid', upstream: p.origin.upstream, original: p.origin.original, reason: `the rename to "${p.name}" collides with the ${noun(kind)} "${p.name}" of upstream "${other.origin.upstream}"` });
+      const taken = other.origin.policyName === p.name ? `the name policy knows the ${noun(kind)} "${other.origin.original}" of upstream "${other.origin.upstream}" by` : `the ${noun(kind)} "${p.name}" of upstream "${other.origin.upstream}"`;
+      held.push({ overlay: p.applied!.overlay, state: 'invalid', upstream: p.origin.upstream, original: p.origin.original, reason: `the rename to "${p.name}" collides with ${taken}` });
       continue;
     }
     if (p.unconfirmed) {
@@ -128,7 +148,8 @@ export function applyOverlays(view: MergedView, overlays: readonly Overlay[], ch
       continue;
     }
     items.push(p.item);
-    index.set(p.name, p.origin);
+    // Renamed: policy, pins and the audit trail know the item by the name its clients see.
+    index.set(p.name, p.applied?.overlay.name !== undefined && p.origin.policyName !== undefined ? { upstream: p.origin.upstream, original: p.origin.original } : p.origin);
     byName.set(p.name, p.item);
     // The client mirrors only what it can see: a hidden argument's header is the gateway's to send.
     const hp = p.applied ? p.applied.upstreamHeaderParams.filter((h) => !p.applied!.hidden.includes(h.path[0]!)) : (view.headerParams.get(p.name) ?? []);

@@ -9,13 +9,15 @@ import type { Logger } from '../telemetry/logger.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import type { CheckValue } from './narrow-input-schema.ts';
-import { describeSource, type Overlay, type OverlaysConfig } from './overlay-config.ts';
+import { describeSource, NO_OVERLAYS, type Overlay, type OverlaysConfig } from './overlay-config.ts';
 import { applyOverlays, type HeldState, type OverlaidView } from './apply-overlays.ts';
 
 export type { AppliedOverlay } from './apply-overlays.ts';
 
 export interface OverlayChange {
   kind: 'tools' | 'prompts';
+  /** The virtual server whose view this is; unset: the default endpoint. */
+  server?: string;
   /** Where the overlay is written, `file:line /overlays/tools/0`. */
   overlay: string;
   target: string;
@@ -38,27 +40,32 @@ export class OverlayStates {
   private listener: ((change: OverlayChange) => void) | undefined;
   private readonly check = checkWith(new SchemaValidator());
 
+  /** `overlays`: the endpoint's own; `wide`: on a virtual server, the gateway-wide ones, which
+   * apply to every item its own do not name; `server`: that server's name, on every change. */
   constructor(
     private overlays: OverlaysConfig,
     private readonly logger: Logger,
     private readonly announce: (kind: 'tools' | 'prompts') => void,
+    private wide: OverlaysConfig = NO_OVERLAYS,
+    private readonly server?: string,
   ) {}
 
   /** A config reload: whether the overlays differ, so that every tools and prompts view must be
    * rebuilt from fresh lists. The new overlays start with no state; the reload tells clients what changed. */
-  reconfigure(overlays: OverlaysConfig): boolean {
-    if (JSON.stringify(overlays) === JSON.stringify(this.overlays)) return false;
-    this.overlays = overlays;
+  reconfigure(overlays: OverlaysConfig, wide: OverlaysConfig = NO_OVERLAYS): boolean {
+    if (JSON.stringify([overlays, wide]) === JSON.stringify([this.overlays, this.wide])) return false;
+    [this.overlays, this.wide] = [overlays, wide];
     this.last.clear();
     return true;
   }
 
   /** The view as clients are served it; the same view when no overlay is configured for its kind. */
   apply(view: MergedView): MergedView {
-    const overlays = view.kind === 'tools' ? this.overlays.tools : view.kind === 'prompts' ? this.overlays.prompts : [];
-    if (overlays.length === 0) return view;
-    const overlaid = applyOverlays(view, overlays, this.check);
-    this.observe(overlaid, overlays);
+    const of = (o: OverlaysConfig): readonly Overlay[] => (view.kind === 'tools' ? o.tools : view.kind === 'prompts' ? o.prompts : []);
+    const [own, wide] = [of(this.overlays), of(this.wide)];
+    if (own.length === 0 && wide.length === 0) return view;
+    const overlaid = applyOverlays(view, own, this.check, wide);
+    this.observe(overlaid, wide.length === 0 ? own : [...own, ...wide]);
     return overlaid;
   }
 
@@ -80,7 +87,7 @@ export class OverlayStates {
       const before = this.last.get(o);
       if (before === key) continue;
       this.last.set(o, key);
-      const change: OverlayChange = { kind, overlay: describeSource(o.source), target: o.target, ...(o.upstream ? { upstream: o.upstream } : {}), ...s };
+      const change: OverlayChange = { kind, ...(this.server === undefined ? {} : { server: this.server }), overlay: describeSource(o.source), target: o.target, ...(o.upstream ? { upstream: o.upstream } : {}), ...s };
       const wasApplied = before?.startsWith('applied\u0000');
       if (before !== undefined && wasApplied !== (s.state === 'applied')) visibleChange = true;
       if (s.state === 'applied') this.logger.info('overlay applied', { ...change });

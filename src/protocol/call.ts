@@ -78,8 +78,11 @@ export interface CallRecord {
   readonly approvalWaitMs?: number;
   /** The gateway tool the call came through (gatehouse__call_tool); `target` is the real tool. */
   readonly via?: string;
-  /** The real tool's arguments when they are not the request's own (see `via`). */
+  /** The arguments the upstream was sent when they are not the request's own: the real tool's
+   * (see `via`), or an overlaid item's with the gateway's values filled in. */
   readonly arguments?: JsonObject;
+  /** The arguments an overlay filled in (overlays/overlay-arguments.ts), by name. */
+  readonly filledArguments?: Readonly<Record<string, 'fixed' | 'default'>>;
   /** What result shaping did to a tools/call result. */
   readonly shaping?: ShapingRecord;
 }

@@ -11,6 +11,7 @@ import { KEY_FIELD, type ViewShape } from '../catalog/merged-view.ts';
 import { prefixName, shortenName } from '../catalog/naming.ts';
 import { compileGlobSet, type GlobSet } from '../policy/glob.ts';
 import type { ListKind } from '../protocol/list-kinds.ts';
+import type { OverlaysConfig } from '../overlays/overlay-config.ts';
 import type { ItemSelection, ServerConfig } from './servers-config.ts';
 
 export interface NamingRules {
@@ -23,6 +24,8 @@ export interface NamingRules {
 /** What a catalog needs to serve one server's view of the shared parts. */
 export interface ServerScope {
   name: string;
+  /** The server's own overlays, applied after `shape` (with the gateway-wide ones for the rest). */
+  overlays: OverlaysConfig;
   /** The prefix of each upstream on this server: '' for every one with `prefix: none`. */
   prefixOf(upstream: string): string;
   shape: ViewShape;
@@ -73,5 +76,5 @@ export function serverScope(server: ServerConfig, rules: NamingRules): ServerSco
     const kept: MergedList = { ...merged, items, index, renames: merged.renames.filter((r) => index.has(r.exposed)) };
     return kept;
   };
-  return { name: server.name, prefixOf: ownNames ? () => '' : rules.prefixOf, shape };
+  return { name: server.name, overlays: server.overlays, prefixOf: ownNames ? () => '' : rules.prefixOf, shape };
 }

@@ -3,6 +3,7 @@
 // answer the same host and path, names are unique, `prefix: none` has one upstream to name.
 import { toPointer } from '../config/config-error.ts';
 import type { ListKind } from '../protocol/list-kinds.ts';
+import { normalizeOverlaysConfig, type OverlaysConfig } from '../overlays/overlay-config.ts';
 import type { RawSelection, RawServer } from './servers-schema.ts';
 
 export interface ItemSelection {
@@ -24,6 +25,9 @@ export interface ServerConfig {
   /** undefined: the server's upstreams' own instructions, as the default endpoint gives them. */
   instructions: string | undefined;
   prefix: 'upstream' | 'none';
+  /** The server's own overlays: each replaces, on this server, the gateway-wide overlay of the
+   * same item (servers/server-view.ts); the other gateway-wide ones apply here too. */
+  overlays: OverlaysConfig;
 }
 
 export interface ServerIssue {
@@ -42,9 +46,10 @@ function selection(raw: RawSelection | undefined): ItemSelection {
   return { include: raw?.include ?? ALL, exclude: raw?.exclude ?? NONE };
 }
 
-export function normalizeServers(raw: readonly RawServer[] | undefined, listenPath: string, upstreams: readonly string[]): ServerConfig[] {
+/** `file` and `issues`: where the servers' overlays were written, and what is wrong in them. */
+export function normalizeServers(raw: readonly RawServer[] | undefined, listenPath: string, upstreams: readonly string[], file = '', issues: ServerIssue[] = []): ServerConfig[] {
   const base = listenPath.endsWith('/') ? listenPath.slice(0, -1) : listenPath;
-  return (raw ?? []).map((s) => ({
+  return (raw ?? []).map((s, i) => ({
     name: s.name,
     path: s.path ?? `${base}/${s.name}`,
     host: s.host?.toLowerCase(),
@@ -52,7 +57,14 @@ export function normalizeServers(raw: readonly RawServer[] | undefined, listenPa
     select: { tools: selection(s.tools), prompts: selection(s.prompts), resources: selection(s.resources), resourceTemplates: selection(s.resourceTemplates) },
     instructions: s.instructions,
     prefix: s.prefix ?? 'upstream',
+    overlays: ownOverlays(s, i, file, issues),
   }));
+}
+
+function ownOverlays(s: RawServer, i: number, file: string, issues: ServerIssue[]): OverlaysConfig {
+  const made = normalizeOverlaysConfig(s.overlays, file, `/servers/${i}/overlays`);
+  issues.push(...made.issues);
+  return made.config;
 }
 
 export function checkServers(servers: readonly ServerConfig[], upstreams: readonly string[], listenPath: string): ServerIssue[] {
@@ -71,6 +83,11 @@ export function checkServers(servers: readonly ServerConfig[], upstreams: readon
     s.upstreams.forEach((u, j) => {
       if (!known.has(u)) issues.push({ path: at('upstreams', j), message: `no upstream is named "${u}"${upstreams.length ? ` (upstreams: ${upstreams.join(', ')})` : ''}` });
     });
+    for (const o of [...s.overlays.tools, ...s.overlays.prompts]) {
+      if (o.upstream !== undefined && !s.upstreams.includes(o.upstream)) {
+        issues.push({ path: `${o.source.path}/upstream`, message: `server "${s.name}" does not draw from upstream "${o.upstream}" (its upstreams: ${s.upstreams.join(', ')})` });
+      }
+    }
     if (s.prefix === 'none' && s.upstreams.length !== 1) {
       issues.push({ path: at('prefix'), message: `prefix none needs exactly one upstream, so that names cannot collide; this server draws from ${s.upstreams.length}` });
     }

@@ -2,6 +2,7 @@
 // own over a selection of the gateway's upstreams (README, Virtual servers and overlays).
 // Shape only: unknown upstreams, clashing paths and duplicate names are judged on the
 // normalized config (servers-config.ts), where the defaults are known.
+import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
 
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]*$';
 
@@ -70,6 +71,10 @@ export const SERVERS_CONFIG_SCHEMA = {
         description: '`upstream` (default): names as on the default endpoint (`<prefix><separator><name>`); `none`: the upstream\'s own names (a server with one upstream only).',
         enum: ['upstream', 'none'],
       },
+      overlays: {
+        ...OVERLAYS_CONFIG_SCHEMA,
+        description: "This server's own tool and prompt overlays, shaped like the top-level `overlays`. An item named here gets this overlay instead of the gateway-wide one on this server; names without `upstream` are the names this server exposes (README, Virtual servers and overlays).",
+      },
     },
   },
 } as const;
@@ -90,4 +95,5 @@ export interface RawServer {
   resourceTemplates?: RawSelection;
   instructions?: string;
   prefix?: 'upstream' | 'none';
+  overlays?: RawOverlaysConfig;
 }

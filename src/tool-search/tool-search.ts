@@ -144,7 +144,7 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     const { arguments: _outer, ...rest } = call.params;
     const params: JsonObject = { ...rest, name: inner.value.name, ...(inner.value.arguments ? { arguments: inner.value.arguments } : {}) };
     const handled = await runTool({ ...call, params });
-    return { reply: handled.reply, record: { ...handled.record, via: CALL_TOOL_NAME, arguments: inner.value.arguments ?? {} } };
+    return { reply: handled.reply, record: { ...handled.record, via: CALL_TOOL_NAME, arguments: handled.record.arguments ?? inner.value.arguments ?? {} } };
   };
 
   return {
