@@ -1,5 +1,5 @@
 // `gatehouse overlays confirm --config FILE [--check]`: records in the config file, for every
-// overlay, the hash of the upstream definition it applies to now (overlays/overlay-hash.ts),
+// overlay (the gateway-wide ones and each virtual server's own), the hash of the upstream definition it applies to now (overlays/overlay-hash.ts),
 // so that an overlay held back as unconfirmed or quarantined applies again: `gatehouse serve`
 // reloads the file when it changes (README, Reloading the configuration).
 // The file is edited in place through the YAML document, so comments, order and ${VAR}
@@ -16,7 +16,9 @@ import { NO_OVERLAYS } from '../overlays/overlay-config.ts';
 import { checkWith } from '../overlays/overlay-states.ts';
 import { reviewOverlays, type OverlayReview } from '../overlays/overlay-review.ts';
 import { SchemaValidator } from '../validation/schema-validator.ts';
-import { CLI_AUTH_CONTEXT, withUpstreams } from './upstream-session.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { OverlaysConfig } from '../overlays/overlay-config.ts';
+import { CLI_AUTH_CONTEXT, serverCatalog, withUpstreams } from './upstream-session.ts';
 
 export const OVERLAYS_USAGE = `usage:
   gatehouse overlays confirm --config GATEWAY.yaml [--check]`;
@@ -42,10 +44,18 @@ export async function overlaysCommand(argv: string[]): Promise<number> {
   return withUpstreams('overlays confirm', file, async ({ config, catalog }) => {
     const raw = catalog(NO_OVERLAYS);
     const check = checkWith(new SchemaValidator());
-    const views = await Promise.all([raw.view('tools', CLI_AUTH_CONTEXT), raw.view('prompts', CLI_AUTH_CONTEXT)]);
-    for (const v of views) for (const m of v.missing) process.stderr.write(`gatehouse overlays confirm: upstream "${m.upstream}" did not list its ${v.kind}: ${m.reason}\n`);
-    if (views.some((v) => v.missing.length > 0)) return 2;
-    const reviews = [...reviewOverlays(views[0], config.overlays.tools, check), ...reviewOverlays(views[1], config.overlays.prompts, check)];
+    // A server's own overlays are written for the items as that server names and selects them.
+    const scopes: { catalog: Catalog; overlays: OverlaysConfig }[] = [
+      { catalog: raw, overlays: config.overlays },
+      ...config.servers.filter((s) => s.overlays.tools.length + s.overlays.prompts.length > 0).map((s) => ({ catalog: serverCatalog(raw, config, { ...s, overlays: NO_OVERLAYS }), overlays: s.overlays })),
+    ];
+    const reviews: OverlayReview[] = [];
+    for (const scope of scopes) {
+      const views = await Promise.all([scope.catalog.view('tools', CLI_AUTH_CONTEXT), scope.catalog.view('prompts', CLI_AUTH_CONTEXT)]);
+      for (const v of views) for (const m of v.missing) process.stderr.write(`gatehouse overlays confirm: upstream "${m.upstream}" did not list its ${v.kind}: ${m.reason}\n`);
+      if (views.some((v) => v.missing.length > 0)) return 2;
+      reviews.push(...reviewOverlays(views[0], scope.overlays.tools, check), ...reviewOverlays(views[1], scope.overlays.prompts, check));
+    }
     const problems = reviews.filter((r) => r.problem !== undefined);
     if (problems.length > 0) {
       process.stderr.write(`gatehouse: invalid overlays (nothing written)\n${problems.map((r) => formatIssue({ file, path: r.overlay.source.path, ...(r.overlay.source.line === undefined ? {} : { line: r.overlay.source.line }), message: r.problem! })).join('\n')}\n`);

@@ -10,6 +10,8 @@ import type { GatewayConfig } from '../config/types.ts';
 import type { OverlaysConfig } from '../overlays/overlay-config.ts';
 import { createLogger, type LogLevel, type Logger } from '../telemetry/logger.ts';
 import { createUpstreams } from '../app/upstream-clients.ts';
+import { serverScope } from '../servers/server-view.ts';
+import type { ServerConfig } from '../servers/servers-config.ts';
 
 /** Whose lists the catalog fetches: nobody's in particular (upstreams never see the client). */
 export const CLI_AUTH_CONTEXT = 'anonymous';
@@ -19,6 +21,14 @@ export interface UpstreamSession {
   logger: Logger;
   /** A catalog of every upstream, with these overlays (none: the upstreams' own definitions). */
   catalog(overlays: OverlaysConfig): Catalog;
+}
+
+/** A virtual server's catalog as the gateway builds it (app/server-endpoints.ts): its upstreams,
+ * naming, selection and own overlays over the lists of `base`, whose overlays are the gateway-wide ones. */
+export function serverCatalog(base: Catalog, config: GatewayConfig, server: ServerConfig): Catalog {
+  const prefixOf = (u: string): string => config.upstreams.find((x) => x.name === u)?.prefix ?? u;
+  const scope = serverScope(server, { separator: config.separator, maxNameLength: config.maxNameLength, prefixOf });
+  return base.forServer(server.upstreams.map((n) => base.upstream(n)!), scope);
 }
 
 export async function withUpstreams(command: string, file: string, run: (s: UpstreamSession) => Promise<number>): Promise<number> {

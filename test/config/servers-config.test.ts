@@ -30,6 +30,7 @@ describe('servers: defaults', () => {
         select: Object.fromEntries(['tools', 'prompts', 'resources', 'resourceTemplates'].map((k) => [k, { include: ['*'], exclude: [] }])),
         instructions: undefined,
         prefix: 'upstream',
+        overlays: { tools: [], prompts: [] },
       },
     ]);
   });
@@ -85,5 +86,41 @@ describe('servers: errors', () => {
       expect.stringMatching(/^gatehouse\.yaml:7:\d+ \/servers\/0\/host: expected a host name/),
       expect.stringMatching(/^gatehouse\.yaml:8:\d+ \/servers\/0\/overlay: unknown key "overlay"/),
     ]));
+  });
+});
+
+describe('servers[].overlays: config errors found at load time, under /servers/N/overlays', () => {
+  const server = (overlays: string): string => `${UPSTREAMS}servers:\n  - name: team\n    upstreams: [a]\n    overlays:\n${overlays}`;
+
+  it('accepts a server overlay and freezes it with its file, line and path', () => {
+    const config = parseConfig(server('      tools:\n        - { tool: t, upstream: a, name: renamed }\n'), FILE, {});
+    expect(config.servers[0]!.overlays.tools[0]).toMatchObject({ target: 't', upstream: 'a', name: 'renamed', source: { path: '/servers/0/overlays/tools/0', line: 9 } });
+    expect(Object.isFrozen(config.servers[0]!.overlays.tools[0])).toBe(true);
+  });
+
+  it('an upstream the server does not draw from, and one that does not exist', () => {
+    expect(errorLines(server('      tools:\n        - { tool: t, upstream: b }\n      prompts:\n        - { prompt: p, upstream: c }\n'))).toEqual([
+      'gatehouse.yaml:9:32 /servers/0/overlays/tools/0/upstream: server "team" does not draw from upstream "b" (its upstreams: a)',
+      'gatehouse.yaml:11:34 /servers/0/overlays/prompts/0/upstream: server "team" does not draw from upstream "c" (its upstreams: a)',
+    ]);
+  });
+
+  it('two overlays for one item, two renames to one name, an argument both fixed and narrowed', () => {
+    expect(errorLines(server('      tools:\n        - { tool: t, upstream: a, name: same }\n        - { tool: t, upstream: a }\n        - { tool: u, name: same, arguments: { x: { fixed: 1, maximum: 2 } } }\n'))).toEqual([
+      'gatehouse.yaml:10:19 /servers/0/overlays/tools/1/tool: a second overlay for tool "t" of upstream "a": the first is at /servers/0/overlays/tools/0',
+      'gatehouse.yaml:11:28 /servers/0/overlays/tools/2/name: the rename to "same" collides with the overlay at /servers/0/overlays/tools/0, which renames to the same name',
+      'gatehouse.yaml:11:50 /servers/0/overlays/tools/2/arguments/x: a fixed argument is not sent by the client, so `maximum` would never apply',
+    ]);
+  });
+
+  it('a malformed sha256, an unknown key and a new name over maxNameLength', () => {
+    const lines = errorLines(server(`      tools:\n        - { tool: t, sha256: abc }\n        - { tool: u, rename: x }\n        - { tool: v, name: ${'n'.repeat(70)} }\n`));
+    expect(lines).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^gatehouse\.yaml:9:\d+ \/servers\/0\/overlays\/tools\/0\/sha256: expected 64 lowercase hex characters/),
+      expect.stringMatching(/^gatehouse\.yaml:10:\d+ \/servers\/0\/overlays\/tools\/1\/rename: unknown key "rename"/),
+    ]));
+    expect(errorLines(server(`      tools:\n        - { tool: v, name: ${'n'.repeat(70)} }\n`))).toEqual([
+      expect.stringMatching(/^gatehouse\.yaml:9:\d+ \/servers\/0\/overlays\/tools\/0\/name: the new name is 70 characters, over maxNameLength \(64\)$/),
+    ]);
   });
 });
