@@ -44,6 +44,36 @@ describe('applyOverlays', () => {
   });
 });
 
+describe('applyOverlays on a virtual server', () => {
+  // A `prefix: none` server over upstream a: own names, the default endpoint's kept for policy.
+  const serverView = () => {
+    const v = buildMergedView('tools', [part('a', [SEARCH, ECHO], 1)], [], () => '', { separator: '__', maxNameLength: 64 });
+    for (const [k, o] of v.index) v.index.set(k, { ...o, policyName: `a__${k}` });
+    return v;
+  };
+  const confirmed = (tool: string, item: JsonObject, rest: Record<string, unknown> = {}) => ({ tool, sha256: overlayHash('tools', item), ...rest });
+
+  it("applies the server's own overlay of an item instead of the gateway-wide one, and the gateway-wide one to the others", () => {
+    const own = overlays({ tools: [confirmed('search', SEARCH, { description: 'own' })] });
+    const wide = overlays({ tools: [confirmed('a__search', SEARCH, { description: 'wide' }), confirmed('a__echo', ECHO, { description: 'wide echo' })] });
+    const out = applyOverlays(serverView(), own, check, wide);
+    expect(out.items.map((i) => [i.name, i.description])).toEqual([['search', 'own'], ['echo', 'wide echo']]);
+    expect(out.held).toEqual([]);
+  });
+
+  it('judges a renamed item by its new name and keeps the default-endpoint name of the others', () => {
+    const out = applyOverlays(serverView(), overlays({ tools: [confirmed('search', SEARCH, { name: 'find' })] }), check);
+    expect(out.index.get('find')).toEqual({ upstream: 'a', original: 'search' });
+    expect(out.index.get('echo')).toEqual({ upstream: 'a', original: 'echo', policyName: 'a__echo' });
+  });
+
+  it("holds back a rename to the name policy knows another item by, and reports nothing missing of the gateway-wide ones", () => {
+    const out = applyOverlays(serverView(), overlays({ tools: [confirmed('search', SEARCH, { name: 'a__echo' })] }), check, overlays({ tools: [{ tool: 'b__echo', description: 'elsewhere' }] }));
+    expect(out.items.map((i) => i.name)).toEqual(['echo']);
+    expect(out.held.map((h) => `${h.state}: ${h.reason}`)).toEqual(['invalid: the rename to "a__echo" collides with the name policy knows the tool "echo" of upstream "a" by']);
+  });
+});
+
 describe('overlayHash', () => {
   it('hashes a tool as a version-2 pin and a prompt by its arguments, description and title', () => {
     expect(overlayHash('tools', { name: 't', description: 'd' })).toMatch(/^[0-9a-f]{64}$/);
