@@ -49,6 +49,12 @@ export const TARGETS: readonly Target[] = [
   { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
   { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse (yardstick, no target in the issue)', metric: 'mergedPeer.hubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
   { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
+  // Issue 16. "No measurable cost to a call" is read as gateway CPU per call within 5 % of the
+  // gateway without servers or overlays (about the spread of two identical arms).
+  { label: '20 servers + 200 overlays: CPU per call to an overlaid tool ÷ no overlays', metric: 'serversOverlays.overlaidCallCpuRatio', op: '<=', threshold: 1.05, unit: '×' },
+  { label: '20 servers + 200 overlays: CPU per call to a plain tool ÷ no overlays', metric: 'serversOverlays.plainCallCpuRatio', op: '<=', threshold: 1.05, unit: '×' },
+  { label: '20 servers + 200 overlays: warm merged tools/list /mcp, p50', metric: 'serversOverlays.warmListP50Ms', op: '<=', threshold: 2, unit: 'ms' },
+  { label: '20 servers + 200 overlays: warm tools/list of one server, p50', metric: 'serversOverlays.serverWarmListP50Ms', op: '<=', threshold: 2, unit: 'ms' },
 ];
 
 export type TargetStatus = 'met' | 'NOT MET' | 'FAILED' | 'not measured';

@@ -24,6 +24,7 @@ import { overload } from './scenarios/overload.ts';
 import { profileGateway, type ProfileWorkload } from './scenarios/profile-gateway.ts';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenarios/scenario.ts';
 import { scaleOut } from './scenarios/scale-out.ts';
+import { serversOverlays } from './scenarios/servers-overlays.ts';
 import { sessionCeiling } from './scenarios/session-ceiling.ts';
 import { soak } from './scenarios/soak.ts';
 import { stdioPeers } from './scenarios/stdio-peers.ts';
@@ -31,7 +32,7 @@ import { toolsCallLegacy } from './scenarios/tools-call-legacy.ts';
 import { toolsCallModern } from './scenarios/tools-call-modern.ts';
 import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 
-const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, contextBudget, memory, soak, bigResults, overload, mergedPeer, scaleOut];
+const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, serversOverlays, contextBudget, memory, soak, bigResults, overload, mergedPeer, scaleOut];
 /** Minutes-long ramps: run with --long, or by name with --only. */
 const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 const MAX_DEFAULT_PROFILES = 2;

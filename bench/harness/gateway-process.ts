@@ -22,6 +22,8 @@ export interface GatewayOptions {
   profileDir?: string;
   /** More top-level config keys (identity, policy, audit ...), written as given. */
   config?: Record<string, unknown>;
+  /** Runs on the written config file before the gateway starts (e.g. `gatehouse overlays confirm`). */
+  beforeStart?: (configFile: string) => Promise<void>;
 }
 
 export interface GatewayProcess {
@@ -57,6 +59,7 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
       upstreams: opts.upstreams.map((u) => ('url' in u ? { name: u.name, url: u.url } : { name: u.name, command: u.command, args: [...u.args] })),
     }),
   );
+  await opts.beforeStart?.(configFile);
   // BENCH_GATEWAY_NODE_FLAGS: extra node flags for Gatehouse only (e.g. V8 heap settings).
   const extraFlags = process.env.BENCH_GATEWAY_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
   const nodeFlags = [

@@ -48,8 +48,7 @@ describe('applyOverlays on a virtual server', () => {
   // A `prefix: none` server over upstream a: own names, the default endpoint's kept for policy.
   const serverView = () => {
     const v = buildMergedView('tools', [part('a', [SEARCH, ECHO], 1)], [], () => '', { separator: '__', maxNameLength: 64 });
-    for (const [k, o] of v.index) v.index.set(k, { ...o, policyName: `a__${k}` });
-    return v;
+    return { ...v, index: new Map([...v.index].map(([k, o]) => [k, { ...o, policyName: `a__${k}` }])) };
   };
   const confirmed = (tool: string, item: JsonObject, rest: Record<string, unknown> = {}) => ({ tool, sha256: overlayHash('tools', item), ...rest });
 
