@@ -25,7 +25,7 @@ usage:
   gatehouse policy check|explain|test|pin ...   (gatehouse policy --help)
   gatehouse audit verify|tail|query ...         (gatehouse audit --help)
   gatehouse overlays confirm --config FILE      (record the upstream hashes overlays apply to)
-  gatehouse catalog show --config FILE [--as P] (what a caller sees, and where each item comes from)
+  gatehouse catalog show --config FILE [--server S] [--as P] (what a caller sees, and where each item comes from)
   gatehouse user-tokens list|revoke ...         (users' tokens for per-user upstreams)
   gatehouse --version
 
@@ -145,8 +145,8 @@ options:
 `,
   'overlays confirm': `usage: gatehouse overlays confirm --config GATEWAY.yaml [--check]
 
-Starts the upstreams of the gateway config and, for every entry of \`overlays:\`, writes the
-SHA-256 of the upstream definition it applies to now into its \`sha256\` (the file is edited in
+Starts the upstreams of the gateway config and, for every entry of \`overlays:\` and of each
+server's \`servers[].overlays\`, writes the SHA-256 of the upstream definition it applies to now into its \`sha256\` (the file is edited in
 place; comments and \${VAR} references stay). An overlay held back as unconfirmed or
 quarantined applies again when the gateway reloads the file (it watches it) or restarts:
 review what changed upstream first. An overlay that cannot apply (its item is missing, a narrowed schema is wider
@@ -159,20 +159,22 @@ options:
       --check         write nothing; exit 1 when some overlay is not confirmed
   -h, --help          this help
 `,
-  catalog: `usage: gatehouse catalog show --config GATEWAY.yaml [--as PRINCIPAL] [--json]
+  catalog: `usage: gatehouse catalog show --config GATEWAY.yaml [--server NAME] [--as PRINCIPAL] [--json]
 
   show   what a caller sees after the merge, overlays and policy, with each item's origin
 `,
-  'catalog show': `usage: gatehouse catalog show --config GATEWAY.yaml [--as PRINCIPAL] [--json]
+  'catalog show': `usage: gatehouse catalog show --config GATEWAY.yaml [--server NAME] [--as PRINCIPAL] [--json]
 
 Starts the upstreams of the gateway config and prints the tools, prompts, resources and
-templates that PRINCIPAL (anonymous by default) sees on the endpoint, each with its upstream
-and own name, the overlay that shaped it (file:line /path) and the policy rule that shows it.
+templates that PRINCIPAL (anonymous by default) sees on the default endpoint, or on virtual
+server NAME, each with its upstream and own name, the overlay that shaped it (file:line
+/path), the policy rule that shows it and, where it differs, the name policy judges.
 Items hidden by policy, quarantined by a pin or held back by their overlay follow, with why.
-Exit 0, or 2 (bad usage, bad config or policy, an upstream down).
+Exit 0, or 2 (bad usage, bad config or policy, an unknown server, an upstream down).
 
 options:
   -c, --config FILE    the gateway config; required
+      --server NAME    a virtual server (servers:): its view, rules judged with its name
       --as PRINCIPAL   a subject, or JSON such as '{"subject":"alice","groups":["support"]}'
       --json           the same as JSON
   -h, --help           this help
