@@ -70,7 +70,7 @@ export class Catalog {
   private readonly served = new Map<ListKind, string | undefined>();
   /** The default catalog: the servers' catalogs it tells of upstream list changes (serve). */
   private servers: readonly Catalog[] = [];
-  /** The overlays of this catalog's endpoint, applied once per built view. */
+  /** The overlays of this catalog's endpoint (a server's own, then the gateway-wide ones for the items those do not name), applied once per built view. */
   readonly overlays: OverlayStates;
 
   constructor(
@@ -82,7 +82,6 @@ export class Catalog {
     /** A virtual server's catalog: the default one's parts, the server's naming and selection. */
     private readonly within?: { shared: SharedParts; scope: ServerScope },
   ) {
-    // A server's own overlays first, the gateway-wide ones for every item those do not name.
     this.overlays = within ? new OverlayStates(within.scope.overlays, logger, (kind) => this.changed(kind), config.overlays, within.scope.name) : new OverlayStates(config.overlays, logger, (kind) => this.changed(kind));
     const shared = (this.shared = within?.shared ?? new SharedParts(config, logger, now));
     this.cache = shared.cache;
@@ -120,8 +119,7 @@ export class Catalog {
     [this.config, this.upstreams, this.byName] = [config, upstreams, new Map(upstreams.map((u) => [u.name, u]))];
     if (this.within) {
       if (scope) this.within.scope = scope;
-      // Its views are all rebuilt, so changed overlays need no list fetched again.
-      this.overlays.reconfigure(this.within.scope.overlays, config.overlays);
+      this.overlays.reconfigure(this.within.scope.overlays, config.overlays); // its views are all rebuilt below
       this.views = this.newViews();
       return;
     }

@@ -166,9 +166,8 @@ options:
   'catalog show': `usage: gatehouse catalog show --config GATEWAY.yaml [--server NAME] [--as PRINCIPAL] [--json]
 
 Starts the upstreams of the gateway config and prints the tools, prompts, resources and
-templates that PRINCIPAL (anonymous by default) sees on the default endpoint, or on virtual
-server NAME, each with its upstream and own name, the overlay that shaped it (file:line
-/path), the policy rule that shows it and, where it differs, the name policy judges.
+templates that PRINCIPAL (anonymous by default) sees on the endpoint (or server NAME), each with
+its upstream and own name, the overlay (file:line /path), the rule that shows it, its policy name.
 Items hidden by policy, quarantined by a pin or held back by their overlay follow, with why.
 Exit 0, or 2 (bad usage, bad config or policy, an unknown server, an upstream down).
 
