@@ -1,6 +1,7 @@
 // `servers:` from the schema-checked document to the frozen ServerConfig list, and the checks
 // that need the rest of the config: every upstream a server names exists, no two endpoints
-// answer the same host and path, names are unique, `prefix: none` has one upstream to name.
+// answer the same host and path, names are unique, `prefix: none` has one upstream to name,
+// a server's own overlays (normalized as the top-level ones are) name only its upstreams.
 import { toPointer } from '../config/config-error.ts';
 import type { ListKind } from '../protocol/list-kinds.ts';
 import { normalizeOverlaysConfig, type OverlaysConfig } from '../overlays/overlay-config.ts';
