@@ -33,7 +33,7 @@ const SINGLE_REPLICA_DEFAULTS: ApprovalsConfig = {
 
 export function createApprovals(
   configured: ApprovalsConfig | undefined,
-  deps: { logger: Logger; authenticate: Authenticate; audit?: (event: ApprovalAuditEvent, detail: ApprovalAuditDetail) => void },
+  deps: { logger: Logger; authenticate: Authenticate; audit?: (event: ApprovalAuditEvent, detail: ApprovalAuditDetail) => void; connections?: () => boolean },
 ): ApprovalsRuntime {
   const config = configured ?? { ...SINGLE_REPLICA_DEFAULTS, keys: [randomBytes(32).toString('hex')] };
   const store = openApprovalStore(config);
@@ -55,7 +55,7 @@ export function createApprovals(
   return {
     service,
     deps: approvalDeps,
-    routes: approvalRoutes({ service, config, authenticate: deps.authenticate, logger: deps.logger }),
+    routes: approvalRoutes({ service, config, authenticate: deps.authenticate, logger: deps.logger, ...(deps.connections ? { connections: deps.connections } : {}) }),
     close: () => store.close(),
   };
 }

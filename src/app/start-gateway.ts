@@ -132,7 +132,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   };
   // The console signs users in with the identity of the generation serving now.
   const authenticate: Authenticate = (req) => live().authenticate(req);
-  const approvals = createApprovals(config.approvals, { logger, authenticate, audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject) });
+  const approvals = createApprovals(config.approvals, {
+    logger,
+    authenticate,
+    audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject),
+    connections: () => userAuth?.hasConsent() ?? false,
+  });
   approvals.deps.event = approvalEvent;
   catalog.measure({
     lookup: (kind, hit) => metrics.recordCacheLookup(kind, hit),

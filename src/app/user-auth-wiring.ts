@@ -37,6 +37,8 @@ export interface UserAuthRuntime {
   /** The /oauth routes; undefined without consent upstreams. */
   routes(authenticate: Authenticate, event: (name: UserAuthEvent, detail: JsonObject) => void): Hono | undefined;
   noteCaller(call: Call): void;
+  /** Whether users connect their own accounts here (the /oauth/connections routes exist). */
+  hasConsent(): boolean;
   /** What every gateway generation gets of it: the routes and the caller hook. */
   sharedParts(authenticate: Authenticate, event: (name: UserAuthEvent, detail: JsonObject) => void): { noteCaller: (call: Call) => void; userAuthRoutes?: Hono };
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export function createUserAuth(config: GatewayConfig, logger: Logger, now: () =>
             upstreams: [...consentConfigs.keys()],
             forget: async (authContext, upstream) => made.get(upstream)?.forget(authContext),
           }),
+    hasConsent: () => consent !== undefined && config.userAuth !== undefined,
     noteCaller(call) {
       // Only a validated OAuth token is a subject token; an API key is never sent anywhere.
       if (exchanges.size === 0 || call.principal.method !== 'jwt') return;

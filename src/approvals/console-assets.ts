@@ -7,5 +7,6 @@ const read = (name: string): string => readFileSync(new URL(`./console-static/${
 
 export const CONSOLE_HTML = read('console.html');
 export const CONSOLE_JS = read('console.js');
+export const CONNECTIONS_JS = read('connections.js');
 export const CONSOLE_CSS = read('console.css');
 export const CONSOLE_ICON = read('favicon.svg');

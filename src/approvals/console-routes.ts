@@ -1,7 +1,10 @@
 // The HTTP face of approvals, as a Hono sub-app the server mounts:
 //   GET  /approvals                   the console page (static HTML, no data in it)
-//   GET  /approvals/assets/...        its script, style and icon (separate files: the CSP
-//                                     allows no inline script or style)
+//   GET  /approvals/assets/...        its scripts, style and icon (separate files: the CSP
+//                                     allows no inline script or style); connections.js shows
+//                                     a signed-in user their own per-user upstream connections
+//                                     from the /oauth/connections routes (user-auth-routes.ts)
+//   GET  /approvals/api/me            who signed in, and whether they see the queue or their connections
 //   GET  /approvals/api/pending       pending console approvals (JSON; approvers only)
 //   POST /approvals/:id/decision      a console decision (approvers only, CSRF-checked)
 //   POST /approvals/:id               a webhook callback (signed with the shared secret)
@@ -13,6 +16,7 @@
 // request ids and tracing are the HTTP ring's.
 import { Hono, type Context } from 'hono';
 import { limitBody } from '../http/body-limit.ts';
+import { crossSiteReason, originsOf } from '../http/cross-site.ts';
 import { escapeHiddenCharacters, valueHasHiddenCharacters } from '../protocol/hidden-characters.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -20,7 +24,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { ApprovalRequest } from './approval.ts';
 import type { ApprovalsConfig, ConsoleConfig } from './approvals-config.ts';
 import type { ApprovalService, DecideError } from './approval-service.ts';
-import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_ICON, CONSOLE_JS } from './console-assets.ts';
+import { CONNECTIONS_JS, CONSOLE_CSS, CONSOLE_HTML, CONSOLE_ICON, CONSOLE_JS } from './console-assets.ts';
 import { parseWireDecision } from './wire-decision.ts';
 import { REPLAY_WINDOW_MS, SIGNATURE_HEADER, verifySignature } from './webhook-signature.ts';
 
@@ -57,6 +61,9 @@ export interface ApprovalRoutesDeps {
   authenticate: Authenticate;
   logger: Logger;
   now?: () => number;
+  /** Whether any upstream is reached with each user's own account now (the page then shows
+   * a signed-in user their connections); none when absent. */
+  connections?: () => boolean;
 }
 
 export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
@@ -74,6 +81,7 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
   // Relative asset URLs resolve against the page's path, so the page has exactly one.
   app.get('/approvals/', (c) => c.redirect('../approvals', 308));
   app.get('/approvals/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/approvals/assets/connections.js', (c) => c.body(CONNECTIONS_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/approvals/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/approvals/assets/favicon.svg', (c) => c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml' }));
 
@@ -96,6 +104,26 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
     }
     return auth.value;
   };
+
+  // Who signed in and what the page may show them: the queue (approvers) and their own
+  // upstream connections (any signed-in user, when per-user upstreams exist). Asked first, so
+  // the page never polls what it would be refused.
+  app.get('/approvals/api/me', async (c) => {
+    const auth = await deps.authenticate(c.req.raw.headers);
+    if (!auth.ok) {
+      if (auth.error.wwwAuthenticate !== '') c.header('www-authenticate', auth.error.wwwAuthenticate);
+      return problem(c, auth.error.status, auth.error.error, auth.error.description);
+    }
+    if (auth.value.method === 'anonymous') {
+      c.header('www-authenticate', 'Bearer');
+      return problem(c, 401, 'missing_credentials', 'sign in with your gateway credentials');
+    }
+    const approver = config.console !== undefined && isApprover(auth.value, config.console);
+    const connections = deps.connections?.() ?? false;
+    if (!approver && !connections) log.warn('console access refused: not an approver', { subject: auth.value.subject });
+    const why = config.console === undefined ? 'the approvals console is not configured' : 'this identity is not an approver';
+    return c.json({ subject: auth.value.subject, approver, connections, ...(approver ? {} : { why }) });
+  });
 
   app.get('/approvals/api/pending', async (c) => {
     const who = await approver(c);
@@ -202,12 +230,7 @@ async function secure(c: Context, next: () => Promise<void>): Promise<void> {
 function checkSameOrigin(c: Context, publicUrl: string | undefined): string | undefined {
   if (c.req.header(CONSOLE_CSRF_HEADER) !== CONSOLE_CSRF_VALUE) return `the ${CONSOLE_CSRF_HEADER} header is required`;
   if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) return 'expected Content-Type: application/json';
-  const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'cross-site requests are refused';
-  const origin = c.req.header('origin');
-  if (origin === undefined) return undefined;
-  const allowed = [new URL(c.req.url).origin, ...(publicUrl === undefined ? [] : [new URL(publicUrl).origin])];
-  return allowed.includes(origin) ? undefined : 'cross-origin requests are refused';
+  return crossSiteReason(c.req.raw.headers, originsOf(c.req.url, publicUrl));
 }
 
 function refusal(c: Context, error: DecideError): Response {

@@ -10,6 +10,7 @@
 // The connection routes authenticate with the gateway's identity (a header, never a cookie,
 // so no other site can ride on them); the browser routes carry only sealed state.
 import { Hono, type Context } from 'hono';
+import { crossSiteReason, originsOf } from '../http/cross-site.ts';
 import type { Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { JsonObject } from '../protocol/message.ts';
@@ -123,10 +124,14 @@ export function userAuthRoutes(d: UserAuthRoutesDeps): Hono {
     const mine = (await d.vault.list()).filter((l) => l.principal === who.authContext);
     // The fallback for clients that cannot show a consent link: a fresh one per upstream not yet connected.
     const pending = d.upstreams.filter((u) => !mine.some((l) => l.upstream === u)).map((u) => ({ upstream: u, connect: d.authorization.consentLink(who.authContext, who.subject, u) }));
-    return c.json({ connections: mine.map((l) => ({ upstream: l.upstream, expiresAt: new Date(l.expiresAt).toISOString(), scope: l.scope ?? null, refreshable: l.refreshable })), pending });
+    return c.json({ subject: who.subject, connections: mine.map((l) => ({ upstream: l.upstream, expiresAt: new Date(l.expiresAt).toISOString(), scope: l.scope ?? null, refreshable: l.refreshable })), pending });
   });
 
   app.delete(`${CONNECTIONS_PATH}/:upstream`, async (c) => {
+    // The credential is a header, so no other site can send this; a browser still says where
+    // a request came from, and one from elsewhere is refused all the same (as the console's decisions).
+    const crossSite = crossSiteReason(c.req.raw.headers, originsOf(c.req.url, d.config.publicUrl));
+    if (crossSite !== undefined) return c.json({ error: 'csrf', message: crossSite }, 403);
     const who = await caller(c);
     if (who instanceof Response) return who;
     const upstream = c.req.param('upstream');

@@ -4,7 +4,7 @@
 // and reads the gateway's outcome page. One browser context per person, so their cookies
 // (the authorization server's session, the gateway's binding cookie) are their own.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -21,10 +21,35 @@ export interface Person {
   open(url: string): Promise<string>;
   /** Runs the consent up to the authorization server's redirect back and returns that callback URL unopened. */
   callbackUrl(link: string, login: string): Promise<string>;
+  /** Completes the consent from a confirmation page already open in `page` (a link the person clicked). */
+  consentOn(page: Page, login: string): Promise<string>;
   context: BrowserContext;
 }
 
-export async function launchConsentBrowser(): Promise<ConsentBrowser> {
+/** From a consent link's confirmation page in `page` to the gateway's outcome page. */
+async function walk(page: Page, login: string): Promise<string> {
+  await page.click('#continue');
+  // The authorization server asks for a login unless this browser has a session there,
+  // and for consent on the first grant to this client.
+  const done = page.locator('#outcome');
+  const grant = page.locator('form button.login-submit');
+  const loginField = page.locator('input[name="login"]');
+  await loginField.or(done).first().waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
+    throw new Error(`no login page at ${page.url()}: ${(await page.locator('body').textContent().catch(() => ''))?.slice(0, 300)} (${(e as Error).message.split('\n')[0]})`);
+  });
+  if (await loginField.isVisible().catch(() => false)) {
+    await loginField.fill(login);
+    await page.fill('input[name="password"]', 'any');
+    await page.click('button.login-submit');
+    await done.or(grant).first().waitFor();
+  }
+  if (await grant.isVisible().catch(() => false)) await grant.click();
+  await done.waitFor();
+  return (await done.textContent()) ?? '';
+}
+
+/** `trustAnyCertificate`: for a gateway behind a TLS front with a certificate made in the test. */
+export async function launchConsentBrowser(o: { trustAnyCertificate?: boolean } = {}): Promise<ConsentBrowser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: run \`apt-get install -y chromium\` (.ci/run installs it). This test must not be skipped.`);
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -33,7 +58,7 @@ export async function launchConsentBrowser(): Promise<ConsentBrowser> {
   });
   return {
     async person() {
-      const context = await browser.newContext();
+      const context = await browser.newContext(o.trustAnyCertificate ? { ignoreHTTPSErrors: true } : {});
       const signIn = async (link: string, login: string, stopAtCallback: boolean): Promise<string> => {
         const page = await context.newPage();
         let caught: ((url: string) => void) | undefined;
@@ -49,24 +74,8 @@ export async function launchConsentBrowser(): Promise<ConsentBrowser> {
           await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*/oauth/callback?*', requestStage: 'Request' }] });
         }
         await page.goto(link);
-        await page.click('#continue');
-        // The authorization server asks for a login unless this browser has a session there,
-        // and for consent on the first grant to this client.
-        const done = page.locator('#outcome');
-        const grant = page.locator('form button.login-submit');
-        const loginField = page.locator('input[name="login"]');
-        await loginField.or(done).first().waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
-          throw new Error(`no login page at ${page.url()}: ${(await page.locator('body').textContent().catch(() => ''))?.slice(0, 300)} (${(e as Error).message.split('\n')[0]})`);
-        });
-        if (await loginField.isVisible().catch(() => false)) {
-          await loginField.fill(login);
-          await page.fill('input[name="password"]', 'any');
-          await page.click('button.login-submit');
-          await done.or(grant).first().waitFor();
-        }
-        if (await grant.isVisible().catch(() => false)) await grant.click();
-        await done.waitFor();
-        const text = stopAtCallback ? await callback : ((await done.textContent()) ?? '');
+        const outcome = await walk(page, login);
+        const text = stopAtCallback ? await callback : outcome;
         await page.close();
         return text;
       };
@@ -74,6 +83,7 @@ export async function launchConsentBrowser(): Promise<ConsentBrowser> {
         context,
         consent: (link, login) => signIn(link, login, false),
         callbackUrl: (link, login) => signIn(link, login, true),
+        consentOn: walk,
         async open(url) {
           const page = await context.newPage();
           await page.goto(url);

@@ -4,7 +4,8 @@
 // markup. The credential lives in sessionStorage (this tab only) and travels in a header.
 // Characters that act instead of showing (controls, bidi overrides that make "\u202Eevil"
 // read "live", zero-width and other invisible format characters) are shown as a visible
-// ⟨U+XXXX⟩ mark, and their element is flagged; the server lists such fields too.
+// ⟨U+XXXX⟩ mark, and their element is flagged; the server lists such fields too. Each refresh
+// also loads the user's own upstream connections (connections.js), shown to every signed-in user.
 'use strict';
 
 (function () {
@@ -58,6 +59,7 @@
     pollTimer = null;
     items.forEach(function (entry) { entry.node.remove(); });
     items.clear();
+    window.GatehouseConnections.clear();
     el('queue').hidden = true;
     el('session').hidden = true;
     el('login').hidden = false;
@@ -67,11 +69,16 @@
     el('credential').focus();
   }
 
-  function showQueue(subject) {
+  function showSession(subject) {
     el('login').hidden = true;
-    el('queue').hidden = false;
+    el('queue').hidden = true;
     el('session').hidden = false;
     el('session-subject').textContent = shown(subject);
+  }
+
+  function showQueue(subject) {
+    showSession(subject);
+    el('queue').hidden = false;
   }
 
   async function readError(response) {
@@ -83,34 +90,41 @@
     }
   }
 
+  /** The queue; undefined when it cannot be loaded now (said in the alert box). */
+  async function loadQueue() {
+    var response = await fetch(base + '/api/pending', { headers: authHeaders(), cache: 'no-store', credentials: 'omit' });
+    if (response.ok) return response.json();
+    alertBox('The gateway answered ' + response.status + ': ' + (await readError(response)) + '; retrying.');
+    return undefined;
+  }
+
   async function load() {
     if (pollTimer !== null) clearTimeout(pollTimer);
     pollTimer = null;
     if (!credential()) return showLogin('');
-    var response;
     try {
-      response = await fetch(base + '/api/pending', { headers: authHeaders(), cache: 'no-store', credentials: 'omit' });
+      // Who is signed in, and what they may see: the queue (approvers), their connections.
+      var response = await fetch(base + '/api/me', { headers: authHeaders(), cache: 'no-store', credentials: 'omit' });
+      if (response.status === 401 || response.status === 400) return showLogin('Sign-in failed (' + response.status + '): ' + (await readError(response)));
+      var me = response.ok ? await response.json() : undefined;
+      if (me === undefined) alertBox('The gateway answered ' + response.status + ': ' + (await readError(response)) + '; retrying.');
+      else if (!me.approver && !me.connections) return showLogin('Access denied (403): ' + me.why + '.');
+      else {
+        var results = await Promise.all([me.approver ? loadQueue() : null, me.connections ? window.GatehouseConnections.load(authHeaders) : null]);
+        var data = results[0];
+        var mine = results[1];
+        if (mine && mine.state === 'unauthorized') return showLogin('Sign-in failed: ' + mine.message);
+        if (data !== undefined) alertBox(mine && mine.state === 'error' ? 'Your connections could not be loaded: ' + mine.message + '; retrying.' : '');
+        if (!me.approver) showSession(me.subject);
+        else if (data) {
+          clockSkew = data.serverTime - Date.now();
+          showQueue(data.approver);
+          render(data.approvals);
+        }
+      }
     } catch (e) {
       alertBox('The gateway cannot be reached; retrying.');
-      pollTimer = setTimeout(load, POLL_MS);
-      return;
     }
-    if (response.status === 401 || response.status === 400) {
-      return showLogin('Sign-in failed (' + response.status + '): ' + (await readError(response)));
-    }
-    if (response.status === 403) {
-      return showLogin('Access denied (403): ' + (await readError(response)) + '.');
-    }
-    if (!response.ok) {
-      alertBox('The gateway answered ' + response.status + ': ' + (await readError(response)) + '; retrying.');
-      pollTimer = setTimeout(load, POLL_MS);
-      return;
-    }
-    var data = await response.json();
-    alertBox('');
-    clockSkew = data.serverTime - Date.now();
-    showQueue(data.approver);
-    render(data.approvals);
     pollTimer = setTimeout(load, POLL_MS);
   }
 
@@ -269,6 +283,7 @@
   }
 
   document.addEventListener('DOMContentLoaded', function () {
+    window.GatehouseConnections.hook({ say: say, alert: alertBox, signedOut: showLogin });
     el('login-form').addEventListener('submit', function (event) {
       event.preventDefault();
       var value = el('credential').value.trim();
@@ -276,7 +291,7 @@
       sessionStorage.setItem(STORAGE_KEY, value);
       el('credential').value = '';
       say('Signing in…');
-      load().then(function () { if (!el('queue').hidden) say('Signed in.'); });
+      load().then(function () { if (!el('session').hidden) say('Signed in.'); });
     });
     el('sign-out').addEventListener('click', function () { showLogin(''); say('Signed out.'); });
     setInterval(tick, 1000);
