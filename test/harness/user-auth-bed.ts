@@ -17,7 +17,8 @@ export interface UserAuthBed {
 }
 
 export interface BedOptions {
-  /** Extra YAML under `auth:` of the upstream (after `type: user`). Default: the pre-registered public client. */
+  /** Extra YAML under `auth:` of the upstream (after `type: user`). Default: the pre-registered public client;
+   * '' for none (the gateway then picks a Client ID Metadata Document or dynamic registration). */
   auth?: string;
   /** Extra YAML under `userAuth:`. */
   userAuth?: string;
@@ -25,6 +26,8 @@ export interface BedOptions {
   /** Reuse a running upstream (a second replica), with this port for the gateway. */
   shared?: { upstream: ProtectedUpstream; port: number };
   now?: () => number;
+  /** The gateway's port and the public URL it is reached at (a TLS front before it); default a free port, plain http. */
+  at?: { port: number; publicUrl: string };
   /** Keep the audit trail (off by default). */
   audit?: boolean;
 }
@@ -32,8 +35,8 @@ export interface BedOptions {
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 
 export async function startUserAuthBed(o: BedOptions = {}): Promise<UserAuthBed> {
-  const port = o.shared?.port ?? (await freePort());
-  const publicUrl = `http://127.0.0.1:${port}`;
+  const port = o.shared?.port ?? o.at?.port ?? (await freePort());
+  const publicUrl = o.at?.publicUrl ?? `http://127.0.0.1:${port}`;
   const upstream = o.shared?.upstream ?? (await startProtectedUpstream({ redirectUri: `${publicUrl}/oauth/callback`, ...o.upstream }));
   const yaml = `
 identity:
