@@ -66,6 +66,8 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
       return { result: 'invalid', path: first?.path ?? '', reason: first?.message ?? e.message, detail: { policyFile: first?.file ?? '', issues: e.issues.map(formatIssue) } };
     }
     // The swap, in one turn of the event loop: every request from here on meets the new config.
+    // Per-user authorization first: the upstreams that commit starts ask it for their parts.
+    shared.userAuth?.reconfigure(next);
     pool.commit(plan);
     catalog.reconfigure(next, plan.upstreams);
     shared.servers.install(next, gen.servers);

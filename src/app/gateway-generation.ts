@@ -65,8 +65,10 @@ export interface SharedParts {
   /** Whether the policy runtime handles SIGHUP itself (false when the config reload does). */
   policySignal: boolean;
   now?: () => number;
-  /** The /oauth routes of per-user upstream authorization, when an upstream has auth type user. */
+  /** The /oauth routes of per-user upstream authorization (404 while no upstream has auth type user). */
   userAuthRoutes?: Hono;
+  /** Per-user upstream authorization, told of each config as it goes into service. */
+  userAuth?: { reconfigure(config: GatewayConfig): void };
   /** Told of every call (token-exchange upstreams keep the caller's subject token). */
   noteCaller?: (call: Call) => void;
 }

@@ -97,7 +97,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   let subscriptions: ResourceSubscriptions | undefined;
   let servers: VirtualServers | undefined;
   let metrics: Metrics | undefined;
-  // Per-user upstream authorization, from the boot config's userAuth section (not reloaded).
+  // Per-user upstream authorization; a config reload reconfigures it (config-swap.ts).
   const userAuth = createUserAuth(config, logger);
   const pool = new UpstreamPool({
     make: (u) => perUserUpstream(u, userAuth, answerBudget) ?? createUpstream(u, logger, answerBudget),
@@ -136,7 +136,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     logger,
     authenticate,
     audit: (name, detail) => approvalEvent(name, detail as unknown as JsonObject),
-    connections: () => userAuth?.hasConsent() ?? false,
+    connections: () => userAuth.hasConsent(),
   });
   approvals.deps.event = approvalEvent;
   catalog.measure({
@@ -160,8 +160,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
   const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
   const drainState = new DrainState();
-  const userParts = userAuth?.sharedParts(authenticate, (name, detail) => event(name, detail)) ?? {};
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
+  const userParts = userAuth.sharedParts(authenticate, (name, detail) => event(name, detail));
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, userAuth, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
@@ -171,7 +171,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
     current?.enforcement.policy?.close();
     await current?.enforcement.limiter.close();
     await approvals.close();
-    await userAuth?.close();
+    await userAuth.close();
     await audit.close();
     await tracing.shutdown().catch(() => undefined);
   };

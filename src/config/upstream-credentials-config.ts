@@ -50,8 +50,11 @@ export function normalizeUpstreamCredentials(
   }
   if (u.auth?.type === 'user' || u.auth?.type === 'token_exchange') {
     const userIssues: { path: string; message: string }[] = [];
-    const perUser = u.auth.type === 'user' ? { userAuth: normalizeUserUpstreamAuth(u.auth, '', userIssues) } : { tokenExchange: normalizeTokenExchangeAuth(u.auth, '', userIssues) };
+    const resolve = (file: string): string => path.resolve(baseDir, file);
+    const perUser = u.auth.type === 'user' ? { userAuth: normalizeUserUpstreamAuth(u.auth, '', userIssues, resolve) } : { tokenExchange: normalizeTokenExchangeAuth(u.auth, '', userIssues, resolve) };
     for (const i of userIssues) issues.push({ at: ['auth', ...i.path.split('/').filter(Boolean)], message: i.message });
+    const secretFile = (perUser.userAuth?.client ?? perUser.tokenExchange?.client)?.secretFile;
+    if (secretFile !== undefined) readable(secretFile, 'auth.clientSecretFile', ['auth', 'clientSecretFile']);
     return { headers, headerFiles, auth: undefined, ...perUser };
   }
   const auth = u.auth === undefined ? undefined : normalizeAuth(u.auth, baseDir);

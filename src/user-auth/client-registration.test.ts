@@ -1,13 +1,15 @@
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../telemetry/logger.ts';
 import { resolveClient } from './client-registration.ts';
+import { clientSecrets } from './client-secrets.ts';
 import { createOAuthHttp } from './oauth-http.ts';
 import { createMemoryTokenStore } from './token-store.ts';
 import type { ServerMetadata } from './authorization-discovery.ts';
 
 const agent = new Agent();
 afterAll(() => agent.close());
-const deps = { http: createOAuthHttp(agent, 1000), store: createMemoryTokenStore(), publicUrl: 'https://gw.example.com' };
+const deps = { http: createOAuthHttp(agent, 1000), store: createMemoryTokenStore(), publicUrl: 'https://gw.example.com', clientOf: clientSecrets(createMemoryLogger().logger, Date.now) };
 const server = (over: Partial<ServerMetadata> = {}): ServerMetadata => ({
   issuer: 'https://as.example.com',
   authorizationEndpoint: 'https://as.example.com/auth',
@@ -20,7 +22,7 @@ const server = (over: Partial<ServerMetadata> = {}): ServerMetadata => ({
 
 describe('resolveClient', () => {
   it('uses a configured client first, public without a secret', async () => {
-    const auth = { type: 'user' as const, client: { id: 'gh', secret: undefined, auth: 'client_secret_basic' as const }, scope: undefined, resource: undefined };
+    const auth = { type: 'user' as const, client: { id: 'gh', secret: undefined, secretFile: undefined, auth: 'client_secret_basic' as const }, scope: undefined, resource: undefined };
     expect(await resolveClient(deps, auth, server({ clientIdMetadataDocumentSupported: true }))).toEqual({ ok: true, value: { id: 'gh', secret: undefined, auth: 'none' } });
   });
 

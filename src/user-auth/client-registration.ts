@@ -11,6 +11,7 @@ import { clientMetadata } from './client-metadata-document.ts';
 import { jsonObject, type OAuthHttp } from './oauth-http.ts';
 import { shown } from '../upstream/http/server-text.ts';
 import type { TokenStore } from './token-store.ts';
+import type { ClientOf } from './client-secrets.ts';
 
 export interface OAuthClient {
   id: string;
@@ -23,12 +24,12 @@ export interface RegistrationDeps {
   store: TokenStore;
   /** userAuth.publicUrl, without a trailing slash. */
   publicUrl: string;
+  /** A configured client with its secret read now. */
+  clientOf: ClientOf;
 }
 
 export async function resolveClient(d: RegistrationDeps, auth: UserUpstreamAuth, server: ServerMetadata): Promise<Result<OAuthClient, string>> {
-  if (auth.client !== undefined) {
-    return ok({ id: auth.client.id, secret: auth.client.secret, auth: auth.client.secret === undefined ? 'none' : auth.client.auth });
-  }
+  if (auth.client !== undefined) return d.clientOf(auth.client);
   if (server.clientIdMetadataDocumentSupported) return ok({ id: clientMetadata(d.publicUrl).client_id, secret: undefined, auth: 'none' });
   if (server.registrationEndpoint === undefined) {
     return err('the authorization server supports neither Client ID Metadata Documents nor dynamic registration: configure auth.clientId');

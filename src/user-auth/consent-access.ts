@@ -7,10 +7,13 @@ import type { UserAccess } from './user-access.ts';
 import type { UserAuthorization } from './user-authorization.ts';
 import type { UserTokens } from './user-tokens.ts';
 
+/** What /readyz and the log say of such an upstream. */
+export const CONSENT_NOTE = 'reached as each calling user with their own token; a caller who has not connected their account is asked to consent';
+
 export function consentAccess(tokens: UserTokens, authorization: UserAuthorization): UserAccess {
   return {
     kind: 'consent',
-    note: 'reached as each calling user with their own token; a caller who has not connected their account is asked to consent',
+    note: CONSENT_NOTE,
     ready: (upstream) => authorization.discovery(upstream),
     current: (authContext, upstream) => tokens.current(authContext, upstream),
     rejected: (authContext, upstream, sent) => tokens.rejected(authContext, upstream, sent),

@@ -13,6 +13,7 @@ import type { UpstreamUnavailable } from '../upstream/http/upstream-credentials.
 import type { HttpUpstreamConfig } from '../config/types.ts';
 import type { OAuthHttp } from './oauth-http.ts';
 import { exchangeToken } from './token-exchange-request.ts';
+import type { ClientOf } from './client-secrets.ts';
 import { loggableUrl } from '../upstream/http/failure-text.ts';
 import type { UserAccess } from './user-access.ts';
 import type { TokenAnswer } from './user-tokens.ts';
@@ -35,7 +36,7 @@ export interface ExchangeAccess extends UserAccess {
   noteSubject(authContext: string, subjectToken: string): void;
 }
 
-export function exchangeAccess(config: HttpUpstreamConfig, d: { http: OAuthHttp; logger: Logger; now: () => number }): ExchangeAccess {
+export function exchangeAccess(config: HttpUpstreamConfig, d: { http: OAuthHttp; logger: Logger; now: () => number; clientOf: ClientOf }): ExchangeAccess {
   const ex = config.tokenExchange;
   if (ex === undefined) throw new Error('exchangeAccess: not a token_exchange upstream');
   const subjects = new LRUCache<string, string>({ max: MAX_EXCHANGE_CALLERS });
@@ -44,7 +45,8 @@ export function exchangeAccess(config: HttpUpstreamConfig, d: { http: OAuthHttp;
   const digest = (s: string): string => createHash('sha256').update(s).digest('base64url');
   const exchange = async (authContext: string, subject: string): Promise<Result<TokenAnswer, UpstreamUnavailable>> => {
     const started = d.now();
-    const got = await exchangeToken(d.http, ex, subject, ex.resource ?? config.url);
+    const client = await d.clientOf(ex.client);
+    const got = client.ok ? await exchangeToken(d.http, ex, client.value, subject, ex.resource ?? config.url) : client;
     if (!got.ok) {
       d.logger.warn('token exchange failed', { upstream: config.name, principal: authContext, tokenUrl: loggableUrl(ex.tokenUrl), reason: got.error });
       return err({ kind: 'upstream_unavailable', upstream: config.name, reason: `cannot exchange your token for one for this upstream: ${got.error}` });

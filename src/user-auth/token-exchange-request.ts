@@ -8,6 +8,7 @@ import type { TokenExchangeAuth } from './user-auth-config.ts';
 import { jsonObject, type OAuthHttp } from './oauth-http.ts';
 import { shown } from '../upstream/http/server-text.ts';
 import { clientAuthentication } from './token-requests.ts';
+import type { OAuthClient } from './client-registration.ts';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -29,9 +30,10 @@ export function exchangeForm(ex: TokenExchangeAuth, subjectToken: string, resour
   return form;
 }
 
-export async function exchangeToken(http: OAuthHttp, ex: TokenExchangeAuth, subjectToken: string, resource: string): Promise<Result<{ accessToken: string; expiresInMs: number | undefined }, string>> {
+/** `client`: the configured one with its secret read now (client-secrets.ts). */
+export async function exchangeToken(http: OAuthHttp, ex: TokenExchangeAuth, client: OAuthClient, subjectToken: string, resource: string): Promise<Result<{ accessToken: string; expiresInMs: number | undefined }, string>> {
   const form = exchangeForm(ex, subjectToken, resource);
-  const headers = clientAuthentication({ id: ex.client.id, secret: ex.client.secret, auth: ex.client.secret === undefined ? 'none' : ex.client.auth }, form);
+  const headers = clientAuthentication(client, form);
   const answer = await http.post(ex.tokenUrl, { form }, headers);
   if (!answer.ok) return answer;
   const body = jsonObject(answer.value.json);

@@ -15,11 +15,20 @@ export interface UserAuthConfig {
   withoutConsent: 'show' | 'hide';
 }
 
+/** A configured client's credentials: its secret given in the config, or the file holding it
+ * (absolute; read at boot by the config check, and again when it changes: client-secrets.ts). */
+export interface ConfiguredClient {
+  id: string;
+  secret: string | undefined;
+  secretFile: string | undefined;
+  auth: 'client_secret_basic' | 'client_secret_post';
+}
+
 /** An upstream's `auth: { type: user }`. */
 export interface UserUpstreamAuth {
   type: 'user';
   /** Pre-registered client; undefined: Client ID Metadata Document or dynamic registration. */
-  client: { id: string; secret: string | undefined; auth: 'client_secret_basic' | 'client_secret_post' } | undefined;
+  client: ConfiguredClient | undefined;
   /** Space-separated; undefined: from the upstream's challenge or metadata. */
   scope: string | undefined;
   /** RFC 8707 resource; undefined: the one the upstream's metadata names. */
@@ -30,7 +39,7 @@ export interface UserUpstreamAuth {
 export interface TokenExchangeAuth {
   type: 'token_exchange';
   tokenUrl: string;
-  client: { id: string; secret: string | undefined; auth: 'client_secret_basic' | 'client_secret_post' };
+  client: ConfiguredClient;
   audience: string | undefined;
   /** undefined: the upstream's URL. */
   resource: string | undefined;
@@ -70,28 +79,29 @@ export function normalizeUserAuthConfig(raw: RawUserAuthConfig, issues: UserAuth
   return { publicUrl, keys: raw.keys.map((k) => k.toLowerCase()), store, consentTimeoutMs, withoutConsent: raw.withoutConsent ?? 'show' };
 }
 
-/** `at`: the pointer of the upstream's `auth`. */
-export function normalizeUserUpstreamAuth(raw: RawUserAuthUpstream, at: string, issues: UserAuthIssue[]): UserUpstreamAuth {
+/** `at`: the pointer of the upstream's `auth`; `resolve` makes a file name absolute. */
+export function normalizeUserUpstreamAuth(raw: RawUserAuthUpstream, at: string, issues: UserAuthIssue[], resolve: (file: string) => string = (f) => f): UserUpstreamAuth {
   if (raw.clientSecret !== undefined && raw.clientId === undefined) issues.push({ path: `${at}/clientSecret`, message: 'a client secret needs its `clientId`' });
-  if (raw.clientSecret === '') issues.push({ path: `${at}/clientSecret`, message: 'expected a non-empty client secret (check the environment variable)' });
+  if (raw.clientSecretFile !== undefined && raw.clientId === undefined) issues.push({ path: `${at}/clientSecretFile`, message: 'a client secret file needs its `clientId`' });
+  checkSecretSources(raw, at, issues);
   // RFC 8707 section 2: an absolute URI without a fragment.
   if (raw.resource !== undefined && (!isHttpUrl(raw.resource) || new URL(raw.resource).hash !== '')) {
     issues.push({ path: `${at}/resource`, message: 'expected an absolute http(s) URL without a fragment (RFC 8707 section 2)' });
   }
   return {
     type: 'user',
-    client: raw.clientId === undefined ? undefined : { id: raw.clientId, secret: raw.clientSecret || undefined, auth: raw.clientAuth ?? 'client_secret_basic' },
+    client: raw.clientId === undefined ? undefined : configuredClient(raw.clientId, raw, resolve),
     scope: raw.scope,
     resource: raw.resource,
   };
 }
 
-/** `at`: the pointer of the upstream's `auth`. */
-export function normalizeTokenExchangeAuth(raw: RawTokenExchangeUpstream, at: string, issues: UserAuthIssue[]): TokenExchangeAuth {
+/** `at`: the pointer of the upstream's `auth`; `resolve` makes a file name absolute. */
+export function normalizeTokenExchangeAuth(raw: RawTokenExchangeUpstream, at: string, issues: UserAuthIssue[], resolve: (file: string) => string = (f) => f): TokenExchangeAuth {
   if (!isHttpUrl(raw.tokenUrl)) issues.push({ path: `${at}/tokenUrl`, message: 'expected an absolute http:// or https:// URL' });
   // RFC 6749 section 3.2; the caller's token travels in this request.
   else if (!isSecureOrLoopback(new URL(raw.tokenUrl))) issues.push({ path: `${at}/tokenUrl`, message: "expected https (plain http only to a loopback host): the caller's token would travel in clear" });
-  if (raw.clientSecret === '') issues.push({ path: `${at}/clientSecret`, message: 'expected a non-empty client secret (check the environment variable)' });
+  checkSecretSources(raw, at, issues);
   if (raw.actorToken === '') issues.push({ path: `${at}/actorToken`, message: 'expected a non-empty actor token (check the environment variable)' });
   if (raw.resource !== undefined && (!isHttpUrl(raw.resource) || new URL(raw.resource).hash !== '')) {
     issues.push({ path: `${at}/resource`, message: 'expected an absolute http(s) URL without a fragment (RFC 8707 section 2)' });
@@ -99,10 +109,21 @@ export function normalizeTokenExchangeAuth(raw: RawTokenExchangeUpstream, at: st
   return {
     type: 'token_exchange',
     tokenUrl: raw.tokenUrl,
-    client: { id: raw.clientId, secret: raw.clientSecret || undefined, auth: raw.clientAuth ?? 'client_secret_basic' },
+    client: configuredClient(raw.clientId, raw, resolve),
     audience: raw.audience,
     resource: raw.resource,
     scope: raw.scope,
     actorToken: raw.actorToken || undefined,
   };
+}
+
+type SecretSources = Pick<RawUserAuthUpstream, 'clientSecret' | 'clientSecretFile' | 'clientAuth'>;
+
+function checkSecretSources(raw: SecretSources, at: string, issues: UserAuthIssue[]): void {
+  if (raw.clientSecret === '') issues.push({ path: `${at}/clientSecret`, message: 'expected a non-empty client secret (check the environment variable)' });
+  if (raw.clientSecret !== undefined && raw.clientSecretFile !== undefined) issues.push({ path: `${at}/clientSecretFile`, message: 'set one of `clientSecret` and `clientSecretFile`, not both' });
+}
+
+function configuredClient(id: string, raw: SecretSources, resolve: (file: string) => string): ConfiguredClient {
+  return { id, secret: raw.clientSecret || undefined, secretFile: raw.clientSecretFile === undefined ? undefined : resolve(raw.clientSecretFile), auth: raw.clientAuth ?? 'client_secret_basic' };
 }

@@ -52,7 +52,12 @@ export const USER_AUTH_UPSTREAM_SCHEMA = {
   properties: {
     type: { description: '"user".' },
     clientId: { description: 'A client pre-registered at the authorization server. Unset: a Client ID Metadata Document if the server supports it, else dynamic registration (RFC 7591).', type: 'string', minLength: 1 },
-    clientSecret: { description: 'The pre-registered client\'s secret, usually "${ENV_VAR}". Unset: a public client.', type: 'string' },
+    clientSecret: { description: 'The pre-registered client\'s secret, usually "${ENV_VAR}". Unset (and no clientSecretFile): a public client.', type: 'string' },
+    clientSecretFile: {
+      description: "File holding the pre-registered client's secret instead (e.g. /run/secrets/github-client-secret), relative to the config file's directory; surrounding whitespace is trimmed, and the file is read again when it changes. Not with clientSecret.",
+      type: 'string',
+      minLength: 1,
+    },
     clientAuth: {
       description: 'How a pre-registered client with a secret authenticates at the token endpoint. Default client_secret_basic.',
       enum: ['client_secret_basic', 'client_secret_post'],
@@ -81,6 +86,7 @@ export interface RawUserAuthUpstream {
   type: 'user';
   clientId?: string;
   clientSecret?: string;
+  clientSecretFile?: string;
   clientAuth?: 'client_secret_basic' | 'client_secret_post';
   scope?: string;
   resource?: string;
@@ -96,7 +102,12 @@ export const TOKEN_EXCHANGE_UPSTREAM_SCHEMA = {
     type: { description: '"token_exchange".' },
     tokenUrl: { ...HTTP_URL_SCHEMA, description: "The authorization server's token endpoint; https (plain http only to a loopback host)." },
     clientId: { description: "The gateway's client_id there.", type: 'string', minLength: 1 },
-    clientSecret: { description: 'Its secret, usually "${ENV_VAR}". Unset: a public client.', type: 'string' },
+    clientSecret: { description: 'Its secret, usually "${ENV_VAR}". Unset (and no clientSecretFile): a public client.', type: 'string' },
+    clientSecretFile: {
+      description: "File holding its secret instead, relative to the config file's directory; surrounding whitespace is trimmed, and the file is read again when it changes. Not with clientSecret.",
+      type: 'string',
+      minLength: 1,
+    },
     clientAuth: { description: 'client_secret_basic (default) or client_secret_post.', enum: ['client_secret_basic', 'client_secret_post'] },
     audience: { description: 'RFC 8693 `audience`: the logical name of the upstream at the authorization server. Default: none sent.', type: 'string', minLength: 1 },
     resource: { ...HTTP_URL_SCHEMA, description: "RFC 8693 / RFC 8707 `resource`. Default: the upstream's URL." },
@@ -113,6 +124,7 @@ export interface RawTokenExchangeUpstream {
   tokenUrl: string;
   clientId: string;
   clientSecret?: string;
+  clientSecretFile?: string;
   clientAuth?: 'client_secret_basic' | 'client_secret_post';
   audience?: string;
   resource?: string;

@@ -16,6 +16,7 @@ import { CALLBACK_PATH } from './client-metadata-document.ts';
 import { resolveClient } from './client-registration.ts';
 import { bindingMatches, newBinding, newNonce, openState, openTicket, sealState, sealTicket } from './consent-state.ts';
 import type { OAuthHttp } from './oauth-http.ts';
+import type { ClientOf } from './client-secrets.ts';
 import { createPkce } from './pkce.ts';
 import { redeemCode } from './token-requests.ts';
 import type { TokenVault } from './token-vault.ts';
@@ -31,6 +32,8 @@ export interface UserAuthorizationDeps {
   sealer: Sealer;
   vault: TokenVault;
   http: OAuthHttp;
+  /** A configured client with its secret read now (client-secrets.ts). */
+  clientOf: ClientOf;
   logger: Logger;
   now: () => number;
 }
@@ -88,7 +91,7 @@ export class UserAuthorization {
     const found = await this.discovery(t.value.upstream);
     if (!found.ok) return err(`upstream "${t.value.upstream}": ${found.error}`);
     const { server, resource } = found.value;
-    const client = await resolveClient({ http: this.d.http, store: this.d.vault.store, publicUrl: this.d.config.publicUrl }, config.userAuth, server);
+    const client = await resolveClient({ http: this.d.http, store: this.d.vault.store, publicUrl: this.d.config.publicUrl, clientOf: this.d.clientOf }, config.userAuth, server);
     if (!client.ok) return err(`upstream "${t.value.upstream}": ${client.error}`);
     const pkce = createPkce();
     const binding = newBinding();
@@ -138,7 +141,7 @@ export class UserAuthorization {
     if (config?.userAuth === undefined) return err('the upstream is no longer configured for per-user authorization');
     const found = await this.discovery(st.upstream);
     if (!found.ok) return err(`upstream "${st.upstream}": ${found.error}`);
-    const client = await resolveClient({ http: this.d.http, store: this.d.vault.store, publicUrl: this.d.config.publicUrl }, config.userAuth, found.value.server);
+    const client = await resolveClient({ http: this.d.http, store: this.d.vault.store, publicUrl: this.d.config.publicUrl, clientOf: this.d.clientOf }, config.userAuth, found.value.server);
     if (!client.ok || client.value.id !== st.clientId) return err(`upstream "${st.upstream}": the client changed during the authorization: start again`);
     const started = this.d.now();
     const granted = await redeemCode(this.d.http, st.tokenEndpoint, client.value, { code: query.code, verifier: st.verifier, redirectUri: this.redirectUri, resource: st.resource });

@@ -30,7 +30,8 @@ const LIST_METHOD_NAMES: ReadonlySet<string> = new Set(Object.values(LIST_METHOD
 
 export interface UserUpstreamDeps {
   access: UserAccess;
-  withoutConsent: 'show' | 'hide';
+  /** Read on use: a config reload may change it. */
+  withoutConsent: () => 'show' | 'hide';
   logger: Logger;
   budget?: AnswerBudget;
 }
@@ -52,12 +53,12 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   override status(): UpstreamStatus {
-    return { ...super.status(), era: this.era, userAuth: { note: this.note(), withoutConsent: this.d.withoutConsent } };
+    return { ...super.status(), era: this.era, userAuth: { note: this.note(), withoutConsent: this.d.withoutConsent() } };
   }
 
   private note(): string {
     if (this.d.access.kind === 'exchange') return this.d.access.note;
-    const lists = this.d.withoutConsent === 'show' ? 'its tools as last listed, and a connect tool' : 'only a connect tool';
+    const lists = this.d.withoutConsent() === 'show' ? 'its tools as last listed, and a connect tool' : 'only a connect tool';
     return `${this.d.access.note}, and sees ${lists}`;
   }
 
@@ -116,7 +117,7 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   private withoutToken(method: string): JsonObject {
     const field = Object.values(LIST_METHODS).find((l) => l.method === method)?.field ?? 'tools';
-    const shown = this.d.withoutConsent === 'show' ? this.shown.get(method) : undefined;
+    const shown = this.d.withoutConsent() === 'show' ? this.shown.get(method) : undefined;
     const items = shown !== undefined && Array.isArray(shown[field]) ? [...shown[field]] : [];
     // Always one way in: calling it (like any tool of this upstream) asks for consent.
     if (this.d.access.kind === 'consent' && field === 'tools' && !items.some((t) => isJsonObject(t) && t.name === CONNECT_TOOL)) items.push(connectTool(this.name));
