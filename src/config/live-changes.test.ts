@@ -43,8 +43,19 @@ describe('restartOnlyChanges', () => {
     expect(restartOnlyChanges(config(BASE), next).map((c) => c.path)).toEqual(['/limits/maxHeaderBytes', '/limits/catalogCacheBytes']);
   });
 
+  it("refuses a change of the user token store in use, but takes adding or removing the userAuth section", () => {
+    const ua = (store: string): string => `userAuth: { publicUrl: "https://gw.example.com", keys: ["${'3'.repeat(64)}"]${store} }\n`;
+    const memory = config(`${ua('')}${BASE}`);
+    const redis = config(`${ua(', store: { kind: redis, redisUrl: "redis://127.0.0.1:6379" }')}${BASE}`);
+    expect(restartOnlyChanges(memory, redis)).toEqual([{ path: '/userAuth/store', why: "users' sealed tokens live in the store in use" }]);
+    expect(restartOnlyChanges(config(BASE), redis)).toEqual([]);
+    expect(restartOnlyChanges(redis, config(BASE))).toEqual([]);
+    // Other userAuth fields are live.
+    expect(restartOnlyChanges(memory, config(`${ua(', consentTimeout: 5m, withoutConsent: hide')}${BASE}`))).toEqual([]);
+  });
+
   it('covers only paths the config has', () => {
-    const c = config(`admin: { host: 127.0.0.1, port: 0 }\napprovals: { keys: ["${'1'.repeat(64)}"] }\nrateLimits: { store: memory }\nsessions: { secret: "${'2'.repeat(64)}" }\n${BASE}`);
+    const c = config(`admin: { host: 127.0.0.1, port: 0 }\napprovals: { keys: ["${'1'.repeat(64)}"] }\nrateLimits: { store: memory }\nsessions: { secret: "${'2'.repeat(64)}" }\nuserAuth: { publicUrl: "https://gw.example.com", keys: ["${'3'.repeat(64)}"] }\n${BASE}`);
     for (const f of RESTART_ONLY) expect(restartOnlyChanges(c, c), f.path).toEqual([]);
     expect(restartOnlyChanges(config(BASE), c).map((x) => x.path)).toEqual(['/admin', '/sessions/secret', '/approvals']);
   });

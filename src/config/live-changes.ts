@@ -12,6 +12,9 @@ export interface RestartOnlyField {
   path: string;
   /** Why it cannot change while running, for the refusal message. */
   why: string;
+  /** Only a change from one value to another is refused: setting it where the running config
+   * has none, or removing it (what it made stays open, unused), is taken. */
+  bothSet?: true;
 }
 
 export const RESTART_ONLY: readonly RestartOnlyField[] = [
@@ -28,6 +31,7 @@ export const RESTART_ONLY: readonly RestartOnlyField[] = [
   { path: '/limits/maxHeaderBytes', why: "Node's HTTP parser is sized for it when the listener is made" },
   { path: '/limits/catalogCacheBytes', why: 'the catalog caches are sized at start' },
   { path: '/listRetry', why: 'the list circuit is made at start' },
+  { path: '/userAuth/store', why: "users' sealed tokens live in the store in use", bothSet: true },
 ];
 
 export interface RefusedChange {
@@ -45,7 +49,10 @@ export interface UpstreamChanges {
 
 /** The restart-only fields whose values differ, in RESTART_ONLY order. */
 export function restartOnlyChanges(before: GatewayConfig, after: GatewayConfig): RefusedChange[] {
-  return RESTART_ONLY.filter((f) => !sameValue(valueAt(before, f.path), valueAt(after, f.path))).map((f) => ({ path: f.path, why: f.why }));
+  return RESTART_ONLY.filter((f) => !(f.bothSet && (valueAt(before, f.path) === undefined || valueAt(after, f.path) === undefined)) && !sameValue(valueAt(before, f.path), valueAt(after, f.path))).map((f) => ({
+    path: f.path,
+    why: f.why,
+  }));
 }
 
 /** By name and settings; for virtual servers (`servers:`) too. */

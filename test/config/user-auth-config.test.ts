@@ -1,6 +1,9 @@
 // Config of per-user upstream authorization: the defaults, and a clear message for each
 // config that could not work or would be unsafe (every message names where, never a secret).
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 
@@ -50,5 +53,35 @@ upstreams:
     const found = messages(text);
     expect(found.some((m) => m.includes(expected)), found.join('\n')).toBe(true);
     expect(found.join('\n')).not.toContain('s3cret');
+  });
+});
+
+describe('clientSecretFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-ua-secret-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const SECTION = `${IDENTITY}userAuth: { publicUrl: "https://gw.example.com", keys: ["${KEY}"] }\n`;
+  const user = (auth: string): string => `${SECTION}upstreams: [{ name: gh, url: "https://m.example/mcp", auth: { type: user, clientId: c, ${auth} } }]`;
+  const exchange = (auth: string): string =>
+    `${IDENTITY}upstreams: [{ name: x, url: "https://m.example/mcp", auth: { type: token_exchange, tokenUrl: "https://as.example/token", clientId: g, ${auth} } }]`;
+
+  it('keeps the absolute file name, resolved against the config file, and no secret in the config', () => {
+    writeFileSync(join(dir, 'gh-secret'), 's3cret\n');
+    const c = parseConfig(user('clientSecretFile: gh-secret'), join(dir, 'gatehouse.yaml'), {});
+    const u = c.upstreams[0];
+    expect(u?.kind === 'http' && u.userAuth?.client).toEqual({ id: 'c', secret: undefined, secretFile: join(dir, 'gh-secret'), auth: 'client_secret_basic' });
+    expect(JSON.stringify(c)).not.toContain('s3cret');
+  });
+
+  it.each([
+    ['a missing file', () => user('clientSecretFile: /nonexistent/gh-secret'), '/upstreams/0/auth/clientSecretFile: upstream "gh", auth.clientSecretFile: /nonexistent/gh-secret: cannot read: no such file'],
+    ['an empty file', () => (writeFileSync(join(dir, 'empty'), '\n'), user(`clientSecretFile: "${join(dir, 'empty')}"`)), 'the file is empty'],
+    ['a directory', () => user(`clientSecretFile: "${dir}"`), 'is a directory, not a file'],
+    ['both a secret and a file', () => user(`clientSecret: s3cret, clientSecretFile: "${join(dir, 'gh-secret')}"`), 'set one of `clientSecret` and `clientSecretFile`, not both'],
+    ['a file without a clientId', () => `${SECTION}upstreams: [{ name: gh, url: "https://m.example/mcp", auth: { type: user, clientSecretFile: x } }]`, 'a client secret file needs its `clientId`'],
+    ['a missing file for token exchange', () => exchange('clientSecretFile: /nonexistent/x-secret'), 'auth.clientSecretFile: /nonexistent/x-secret: cannot read: no such file'],
+  ])('refuses %s, naming the file', (_what, text, expected) => {
+    const found = messages(text());
+    expect(found.some((m) => m.includes(expected)), found.join('\n')).toBe(true);
+    expect(found.join('\n')).not.toContain('s3cret\n');
   });
 });
