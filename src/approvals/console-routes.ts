@@ -85,10 +85,8 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
   app.get('/approvals/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/approvals/assets/favicon.svg', (c) => c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml' }));
 
-  /** The approver, or the response that refuses the request. */
-  const approver = async (c: Context): Promise<Principal | Response> => {
-    const consoleConfig = config.console;
-    if (consoleConfig === undefined) return problem(c, 404, 'not_found', 'the approvals console is not configured');
+  /** Whoever signed in with gateway credentials, or the response that refuses the request. */
+  const signedIn = async (c: Context, hint: string): Promise<Principal | Response> => {
     const auth = await deps.authenticate(c.req.raw.headers);
     if (!auth.ok) {
       if (auth.error.wwwAuthenticate !== '') c.header('www-authenticate', auth.error.wwwAuthenticate);
@@ -96,33 +94,35 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
     }
     if (auth.value.method === 'anonymous') {
       c.header('www-authenticate', 'Bearer');
-      return problem(c, 401, 'missing_credentials', 'sign in with an approver\'s credentials');
-    }
-    if (!isApprover(auth.value, consoleConfig)) {
-      log.warn('console access refused: not an approver', { subject: auth.value.subject });
-      return problem(c, 403, 'forbidden', 'this identity is not an approver');
+      return problem(c, 401, 'missing_credentials', hint);
     }
     return auth.value;
+  };
+
+  /** The approver, or the response that refuses the request. */
+  const approver = async (c: Context): Promise<Principal | Response> => {
+    const consoleConfig = config.console;
+    if (consoleConfig === undefined) return problem(c, 404, 'not_found', 'the approvals console is not configured');
+    const who = await signedIn(c, "sign in with an approver's credentials");
+    if (who instanceof Response) return who;
+    if (!isApprover(who, consoleConfig)) {
+      log.warn('console access refused: not an approver', { subject: who.subject });
+      return problem(c, 403, 'forbidden', 'this identity is not an approver');
+    }
+    return who;
   };
 
   // Who signed in and what the page may show them: the queue (approvers) and their own
   // upstream connections (any signed-in user, when per-user upstreams exist). Asked first, so
   // the page never polls what it would be refused.
   app.get('/approvals/api/me', async (c) => {
-    const auth = await deps.authenticate(c.req.raw.headers);
-    if (!auth.ok) {
-      if (auth.error.wwwAuthenticate !== '') c.header('www-authenticate', auth.error.wwwAuthenticate);
-      return problem(c, auth.error.status, auth.error.error, auth.error.description);
-    }
-    if (auth.value.method === 'anonymous') {
-      c.header('www-authenticate', 'Bearer');
-      return problem(c, 401, 'missing_credentials', 'sign in with your gateway credentials');
-    }
-    const approver = config.console !== undefined && isApprover(auth.value, config.console);
+    const who = await signedIn(c, 'sign in with your gateway credentials');
+    if (who instanceof Response) return who;
+    const approver = config.console !== undefined && isApprover(who, config.console);
     const connections = deps.connections?.() ?? false;
-    if (!approver && !connections) log.warn('console access refused: not an approver', { subject: auth.value.subject });
+    if (!approver && !connections) log.warn('console access refused: not an approver', { subject: who.subject });
     const why = config.console === undefined ? 'the approvals console is not configured' : 'this identity is not an approver';
-    return c.json({ subject: auth.value.subject, approver, connections, ...(approver ? {} : { why }) });
+    return c.json({ subject: who.subject, approver, connections, ...(approver ? {} : { why }) });
   });
 
   app.get('/approvals/api/pending', async (c) => {

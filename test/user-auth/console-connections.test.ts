@@ -104,6 +104,9 @@ describe('consent from the gateway console', () => {
     expect(api.subject).toBe('bob');
     expect(api.connections).toEqual([]);
     expect(api.pending.map((p) => p.upstream)).toEqual(['protected']);
+    const me = await fetch(`${bed.publicUrl}/approvals/api/me`, { headers: { authorization: `Bearer ${KEYS.bob}` } });
+    expect(await me.json()).toEqual({ subject: 'bob', approver: false, connections: true, why: 'the approvals console is not configured' });
+    expect((await fetch(`${bed.publicUrl}/approvals/api/me`)).status).toBe(401);
     await bobPage.close();
   }, 60_000);
 
