@@ -53,6 +53,7 @@ export const TARGETS: readonly Target[] = [
   { label: 'overload at 3× capacity: accepted p99 ÷ p99 at half capacity', metric: 'overload.acceptedP99Ratio', op: '<=', threshold: 1.5, unit: '×' },
   { label: 'scale-out: a legacy session served by each of 3 replicas (1 = yes)', metric: 'scaleOut.sessionMoves', op: '>=', threshold: 1, unit: '' },
   { label: 'scale-out: shared rate limit, |admitted ÷ expected − 1|', metric: 'scaleOut.rateLimitDeviationPct', op: '<=', threshold: 1, unit: '%' },
+  { label: 'scale-out: an approval decided on one replica releases the call on another (1 = yes)', metric: 'scaleOut.approvalAcrossReplicas', op: '>=', threshold: 1, unit: '' },
   { label: 'scale-out: acknowledged calls without an audit record after SIGKILL', metric: 'scaleOut.lostAuditRecords', op: '<=', threshold: 0, unit: '' },
   { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
   { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
