@@ -56,15 +56,15 @@ export interface Observability {
   enabled: string[];
 }
 
-/** Audit (into `auditDir`, with `durability` when given; sync is the default) and metrics on,
- * as far as the config schema knows them. */
-export function observabilityOn(auditDir: string, durability?: 'sync' | 'batch'): Observability {
+/** Audit (into `auditDir`; `batchWindow` given: durability batch with that window, else the
+ * default sync) and metrics on, as far as the config schema knows them. */
+export function observabilityOn(auditDir: string, batchWindow?: string): Observability {
   const schema = topLevelSchema();
   const config: Record<string, unknown> = {};
   const enabled: string[] = [];
   if (schema.audit) {
-    config.audit = durability === undefined ? { dir: auditDir } : { dir: auditDir, durability };
-    enabled.push(durability === undefined ? 'audit' : `audit (${durability})`);
+    config.audit = batchWindow === undefined ? { dir: auditDir } : { dir: auditDir, durability: 'batch', batchWindow };
+    enabled.push(batchWindow === undefined ? 'audit' : `audit (batch, ${batchWindow})`);
   }
   if (schema.metrics) {
     // Metrics may be always on (GET /metrics) with no switch; only set one when it exists.
