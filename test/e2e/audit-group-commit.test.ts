@@ -53,8 +53,10 @@ const verify = () => spawnSync(process.execPath, [join(REPO_ROOT, 'bin/gatehouse
 
 describe('audit group commit through the gateway', () => {
   it('lets 40 concurrent calls share fdatasyncs, each reply sent only once its record is on disk', async () => {
-    const before = await counters();
+    // Asked before the scrape, and after it at the end: the gateway counts a sync just before
+    // it asks for it, so whatever else is written meanwhile cannot make the two disagree.
     const asked = fs.asked();
+    const before = await counters();
     const file = join(auditDir, 'gatehouse-audit.jsonl');
     // When a reply arrives, its record's line must end within what the last fdatasync covered.
     const durableAtReply = (id: number): boolean => {
@@ -71,8 +73,10 @@ describe('audit group commit through the gateway', () => {
     const written = after.written - before.written;
     expect(written).toBeGreaterThanOrEqual(40);
     // Every barrier the gateway counts is one the file system saw, and 40 records took fewer.
-    expect(after.syncs - before.syncs).toBe(fs.asked() - asked);
-    expect(after.syncs - before.syncs).toBeLessThan(written);
+    const syncs = after.syncs - before.syncs;
+    expect(syncs).toBeGreaterThan(0);
+    expect(syncs).toBeLessThanOrEqual(fs.asked() - asked);
+    expect(syncs).toBeLessThan(written);
     expect(trail().filter((l) => l.rpcId >= 100 && l.rpcId < 140)).toHaveLength(40);
     expect(verify().status).toBe(0);
   });
