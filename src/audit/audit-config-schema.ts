@@ -101,8 +101,8 @@ export const AUDIT_CONFIG_SCHEMA = {
     },
     groupCommitWait: defaultedDurationSchema(
       'In sync mode, how long the next write waits for more records when at least two arrived while the previous write and fsync ran (calls overlapping): fewer fsyncs under load, at most this much more latency; a lone caller never waits. 0ms: write as soon as the previous write ends.',
-      '1ms',
-      '1ms',
+      '2ms',
+      '2ms',
     ),
     maxStringBytes: {
       description:
