@@ -34,6 +34,15 @@ export const TARGETS: readonly Target[] = [
   { label: 'gateway RSS with 1,000 sessions + 100 streams', metric: 'memory.loadedRssMb', op: '<=', threshold: 200, unit: 'MB' },
   { label: 'RSS growth over the half-capacity soak, %', metric: 'soak.rssGrowthPct', op: '<=', threshold: 10, unit: '%' },
   { label: 'RSS growth over the half-capacity soak, MB', metric: 'soak.rssGrowthMb', op: '<=', threshold: 20, unit: 'MB' },
+  // Issue 17, target 1, each against a yardstick of the same run: the node floor (the least a
+  // Node.js MCP proxy does), and for sync audit the batch arm plus the CPU of one write +
+  // fdatasync on this disk (bench/harness/fdatasync-cost.ts) divided by sync's records per
+  // fdatasync: sync may cost its syncs and nothing else. Records per fdatasync are counted over
+  // the full-speed rounds (16 connections by default) from the gateway's own /metrics.
+  { label: 'gateway CPU per call, plain ÷ node floor', metric: 'legacy.plainVsFloorCpu', op: '<=', threshold: 1.15, unit: '×', profile: 'tools/call' },
+  { label: 'gateway CPU per call, API key + policy + metrics + audit batch ÷ node floor', metric: 'legacy.batchVsFloorCpu', op: '<=', threshold: 1.35, unit: '×', profile: 'tools/call+policy' },
+  { label: 'gateway CPU per call, audit sync ÷ (batch arm + one fdatasync ÷ records per sync)', metric: 'legacy.syncVsBatchPlusSyncShare', op: '<=', threshold: 1, unit: '×', profile: 'tools/call+policy' },
+  { label: 'audit records per fdatasync, sync, full-speed rounds', metric: 'legacy.auditRecordsPerSync', op: '>=', threshold: 4, unit: '' },
   // Issue 17, targets 3-5. "A small multiple of one result" is read as at most 4×; "keep their
   // p99" under overload as at most 1.5× the p99 at half capacity (the ceiling's own bound), and
   // "refused fast" as a refusal's p99 no longer than an admitted call's at half capacity.
@@ -44,6 +53,7 @@ export const TARGETS: readonly Target[] = [
   { label: 'overload at 3× capacity: accepted p99 ÷ p99 at half capacity', metric: 'overload.acceptedP99Ratio', op: '<=', threshold: 1.5, unit: '×' },
   { label: 'scale-out: a legacy session served by each of 3 replicas (1 = yes)', metric: 'scaleOut.sessionMoves', op: '>=', threshold: 1, unit: '' },
   { label: 'scale-out: shared rate limit, |admitted ÷ expected − 1|', metric: 'scaleOut.rateLimitDeviationPct', op: '<=', threshold: 1, unit: '%' },
+  { label: 'scale-out: an approval decided on one replica releases the call on another (1 = yes)', metric: 'scaleOut.approvalAcrossReplicas', op: '>=', threshold: 1, unit: '' },
   { label: 'scale-out: acknowledged calls without an audit record after SIGKILL', metric: 'scaleOut.lostAuditRecords', op: '<=', threshold: 0, unit: '' },
   { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
   { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },

@@ -56,14 +56,15 @@ export interface Observability {
   enabled: string[];
 }
 
-/** Audit (into `auditDir`) and metrics on, as far as the config schema knows them. */
-export function observabilityOn(auditDir: string): Observability {
+/** Audit (into `auditDir`; `batchWindow` given: durability batch with that window, else the
+ * default sync) and metrics on, as far as the config schema knows them. */
+export function observabilityOn(auditDir: string, batchWindow?: string): Observability {
   const schema = topLevelSchema();
   const config: Record<string, unknown> = {};
   const enabled: string[] = [];
   if (schema.audit) {
-    config.audit = { dir: auditDir };
-    enabled.push('audit');
+    config.audit = batchWindow === undefined ? { dir: auditDir } : { dir: auditDir, durability: 'batch', batchWindow };
+    enabled.push(batchWindow === undefined ? 'audit' : `audit (batch, ${batchWindow})`);
   }
   if (schema.metrics) {
     // Metrics may be always on (GET /metrics) with no switch; only set one when it exists.
@@ -78,8 +79,8 @@ export function observabilityOn(auditDir: string): Observability {
 export async function describeObservability(obs: Observability, port: number): Promise<string> {
   const on = [...obs.enabled];
   if (!on.includes('metrics') && (await servesMetrics(port))) on.push('metrics');
-  const off = ['audit', 'metrics'].filter((f) => !on.includes(f));
-  const perSync = on.includes('audit') ? await auditRecordsPerSync(port) : undefined;
+  const off = ['audit', 'metrics'].filter((f) => !on.some((o) => o.startsWith(f)));
+  const perSync = on.some((f) => f.startsWith('audit')) ? await auditRecordsPerSync(port) : undefined;
   return [
     on.join(' + '),
     perSync === undefined ? '' : `${perSync.toFixed(1)} audit records per fdatasync`,
@@ -91,11 +92,17 @@ export async function describeObservability(obs: Observability, port: number): P
 
 /** Records written ÷ fdatasyncs over the gateway's life, from its /metrics (group commit at work). */
 export async function auditRecordsPerSync(port: number): Promise<number | undefined> {
+  const { written, syncs } = await auditCounters(port);
+  const ratio = written / syncs;
+  return Number.isFinite(ratio) ? ratio : undefined;
+}
+
+/** The gateway's audit records written and fdatasyncs so far (NaN when it has no audit). */
+export async function auditCounters(port: number): Promise<{ written: number; syncs: number }> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
   const text = res?.ok ? await res.text() : '';
   const read = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
-  const ratio = read('gatehouse_audit_records_written_total') / read('gatehouse_audit_syncs_total');
-  return Number.isFinite(ratio) ? ratio : undefined;
+  return { written: read('gatehouse_audit_records_written_total'), syncs: read('gatehouse_audit_syncs_total') };
 }
 
 export async function servesMetrics(port: number): Promise<boolean> {

@@ -5,12 +5,13 @@
 // - a legacy session opened through nginx is served by each replica when called there directly;
 // - one rate limit (capacity N, N per minute, on everything__get-sum) shared by the three admits
 //   N plus what refilled while the 2N calls ran, within 1 %;
+// - an approval decided on one replica releases the call waiting on another: a call that needs
+//   a console approval is sent to replica 0, an approver finds it pending on replica 2 (the
+//   approvals store is the shared Redis) and approves it there, and replica 0 answers the call;
 // - one replica killed with SIGKILL under load (paced echo calls through nginx): every call
 //   acknowledged (200 with its result) has its audit record in some replica's trail, and the
 //   other two go on serving.
-// Not covered here: an approval decided on one replica releasing a call on another (that is
-// test/e2e/approvals-replicas.test.ts, two replicas in one process on a real Redis).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -30,6 +31,10 @@ const IN_FLIGHT = 16;
 const KILL_LOAD_MS = 6_000;
 const KILL_AT_MS = 2_000;
 const AUDIT_FILE = 'gatehouse-audit.jsonl';
+/** The approver's API key (a principal of its own: nobody approves their own call). */
+const APPROVER_KEY = 'gatehouse-bench-approver-2b7d9e4c1a6f';
+const APPROVAL_TOOL = 'everything__get-tiny-image';
+const APPROVAL_WAIT_MS = 20_000;
 
 const POLICY = `rules:
   - id: bench-echo
@@ -39,7 +44,40 @@ const POLICY = `rules:
     effect: allow
     when: { principal: [{ groups: [bench] }], tool: everything__get-sum }
     rateLimit: { capacity: ${RATE_N}, perMinute: ${RATE_N}, per: principal }
+  - id: bench-image-needs-approval
+    effect: approve
+    when: { principal: [{ groups: [bench] }], tool: ${APPROVAL_TOOL} }
+    approval: { approver: console, timeout: 30s }
 `;
+
+/** The bench key and an approver key, as `identity:`. */
+function replicaIdentity(): Record<string, unknown> {
+  const { identity } = identityConfig() as { identity: { apiKeys: unknown[] } };
+  const approver = { id: 'approver', sha256: createHash('sha256').update(APPROVER_KEY).digest('hex'), subject: 'bench-approver', groups: ['approvers'] };
+  return { identity: { ...identity, apiKeys: [...identity.apiKeys, approver] } };
+}
+
+/** Approves, on `replica`, the console approval waiting for APPROVAL_TOOL; its id, or why not. */
+async function approveOn(replica: GatewayProcess): Promise<{ id?: string; error?: string }> {
+  const origin = new URL(replica.url).origin;
+  const auth = { authorization: `Bearer ${APPROVER_KEY}` };
+  const deadline = performance.now() + APPROVAL_WAIT_MS;
+  while (performance.now() < deadline) {
+    const list = (await (await fetch(`${origin}/approvals/api/pending`, { headers: auth })).json()) as { approvals?: { id: string; name: string }[] };
+    const id = list.approvals?.find((a) => a.name === APPROVAL_TOOL)?.id;
+    if (id !== undefined) {
+      const res = await fetch(`${origin}/approvals/${id}/decision`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'gatehouse-console': 'decide' },
+        body: JSON.stringify({ decision: 'approve' }),
+      });
+      return res.status === 200 ? { id } : { error: `decision answered ${res.status}: ${(await res.text()).slice(0, 160)}` };
+    }
+    // Polling the pending list as the console does; bounded by APPROVAL_WAIT_MS.
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { error: `no pending approval seen on the deciding replica within ${APPROVAL_WAIT_MS} ms` };
+}
 
 type Outcome = 'ok' | 'limited' | string;
 
@@ -100,11 +138,12 @@ export const scaleOut: Scenario = {
       const secret = randomBytes(32).toString('hex');
       const rateLimits = { store: 'redis', redisUrl: redis.url, prefix: `bench-${randomBytes(4).toString('hex')}:` };
       const auditDirs = Array.from({ length: REPLICAS }, (_, i) => join(ctx.tmpDir, `audit-replica-${i}`));
+      const approvals = { keys: [randomBytes(32).toString('hex')], store: 'redis', redisUrl: redis.url, console: { approvers: { groups: ['approvers'] } } };
       const replicas: GatewayProcess[] = [];
       for (const dir of auditDirs) {
         const g = await startGateway(ctx.pinning, ctx.tmpDir, {
           upstreams: [{ name: 'everything', url: everything.url }],
-          config: { ...identityConfig(), ...policyConfig(policyDir), sessions: { secret }, rateLimits, audit: { dir, durability: 'sync' } },
+          config: { ...replicaIdentity(), ...policyConfig(policyDir), sessions: { secret }, rateLimits, approvals, audit: { dir, durability: 'sync' } },
         });
         replicas.push(g);
         stoppers.push(g.stop);
@@ -143,7 +182,16 @@ export const scaleOut: Scenario = {
       const deviation = admitted / expected - 1;
       ctx.log(`  rate limit: ${admitted} admitted, ${limited} limited; expected ${expected.toFixed(1)} (${(100 * deviation).toFixed(2)} %)`);
 
-      // 3. SIGKILL one replica under load: no acknowledged call without its audit record.
+      // 3. A call waiting for approval on replica 0, approved on replica 2.
+      const holder = new Pool(new URL(replicas[0]!.url).origin, { connections: 1 });
+      const waiting = call(holder, sid, APPROVAL_TOOL, {});
+      const decision = await approveOn(replicas[2]!);
+      const released = await waiting;
+      await holder.close();
+      const approvalReleased = decision.id !== undefined && released.outcome === 'ok';
+      ctx.log(`  approval decided on replica 2 ${decision.id !== undefined ? 'was taken' : `failed (${decision.error})`}; the call on replica 0: ${released.outcome.slice(0, 120)}`);
+
+      // 4. SIGKILL one replica under load: no acknowledged call without its audit record.
       const acked: number[] = [];
       const failedCalls: string[] = [];
       let afterKillOk = 0;
@@ -170,6 +218,7 @@ export const scaleOut: Scenario = {
       const rows: ResultRow[] = [
         { label: 'legacy session opened via nginx, used on each replica', value: `${moved.filter((o) => o === 'ok').length}/${REPLICAS}`, ...(sessionMoves ? {} : { note: moved.join(' | ').slice(0, 200) }) },
         { label: `shared rate limit, ${RATE_N}/min (capacity ${RATE_N}), ${2 * RATE_N} calls`, value: `${admitted} admitted`, note: `expected ${expected.toFixed(1)} (N + refill over ${(elapsedMin * 60).toFixed(1)} s): ${(100 * deviation).toFixed(2)} %; ${limited} limited${other.length ? `; ${other.length} other: ${other[0]}` : ''}` },
+        { label: 'approval decided on replica 2 releases the call waiting on replica 0', value: approvalReleased ? 'yes' : 'no', note: decision.error ?? `call: ${released.outcome.slice(0, 120)}` },
         { label: 'SIGKILL of one replica under load: acknowledged calls without an audit record', value: String(lost.length), note: `${acked.length} acknowledged; ${afterKillOk} answered after the kill; ${failedCalls.length} failed${failedCalls[0] ? ` (e.g. ${failedCalls[0].slice(0, 80)})` : ''}` },
       ];
       const failed = !sessionMoves ? `session did not move: ${moved.join(' | ').slice(0, 200)}` : other.length ? `rate-limit run: ${other.length} unexpected replies, e.g. ${other[0]}` : afterKillOk === 0 ? 'no call was answered after the kill' : undefined;
@@ -178,7 +227,7 @@ export const scaleOut: Scenario = {
         title: this.title,
         note: 'Correctness, not speed: nothing here is timed against a target.',
         rows,
-        metrics: { sessionMoves: sessionMoves ? 1 : 0, rateLimitDeviationPct: Math.abs(100 * deviation), lostAuditRecords: lost.length, answeredAfterKill: afterKillOk },
+        metrics: { sessionMoves: sessionMoves ? 1 : 0, rateLimitDeviationPct: Math.abs(100 * deviation), approvalAcrossReplicas: approvalReleased ? 1 : 0, lostAuditRecords: lost.length, answeredAfterKill: afterKillOk },
         ...(failed ? { failed } : {}),
       };
     } finally {

@@ -7,13 +7,20 @@
 // nginx: the least a Node.js MCP proxy can do (node-floor-server.ts), which shows what of
 // Gatehouse's cost is Node's and what is Gatehouse's own; and below it a Node.js byte relay
 // (node-relay-server.ts: TCP piped both ways, no HTTP at all), what any proxy written in
-// Node.js costs before it reads a single header. The client speaks legacy to all:
+// Node.js costs before it reads a single header. The deployed arm runs twice, with audit
+// `durability: sync` (the default) and `batch`, so that issue 17's target 1 can judge sync's
+// price: its records per fdatasync (group commit) over the full-speed rounds, and the CPU
+// of one fdatasync on this disk, measured in the same run (fdatasync-cost.ts). The batch arm
+// uses a 5 ms window, not the default 50 ms: every call waits for its window's fsync, so 16
+// connections behind a 50 ms window can do at most 320 calls/s, and CPU per call at a capped
+// rate is not comparable with the other arms' (each call then wakes the process on its own). The client speaks legacy to all:
 // one initialized session each, then POSTs with Mcp-Session-Id and unique ids. Gatehouse's
 // CPU time per call (scenario 6) is read from /proc in its rounds.
 import { join } from 'node:path';
 import { runInterleaved, type Arm, type ArmSummary } from '../harness/ab-rounds.ts';
 import { writeSmallPolicy } from '../harness/bench-policies.ts';
-import { API_KEY_HEADERS, describeObservability, describePlain, identityConfig, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
+import { API_KEY_HEADERS, auditCounters, describeObservability, describePlain, identityConfig, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
+import { measureFdatasyncCost } from '../harness/fdatasync-cost.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findNginx, startNginx } from '../harness/nginx.ts';
@@ -25,6 +32,8 @@ import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioRes
 const ID = 'legacy';
 const UPSTREAM = 'everything';
 const POLICY_ARM = 'gatehouse + policy (+ audit/metrics when available)';
+const BATCH_WINDOW = '5ms';
+const BATCH_ARM = `gatehouse + policy, audit durability: batch (${BATCH_WINDOW})`;
 const FLOOR_ARM = 'node floor (minimal Node proxy)';
 const RELAY_ARM = 'node byte relay (TCP, no HTTP)';
 /** The fixed-rate pass runs at this share of direct's full-speed throughput. */
@@ -47,6 +56,12 @@ export const toolsCallLegacy: Scenario = {
         config: { ...identityConfig(), ...policyConfig(policy.dir), ...observability.config },
       });
       stoppers.push(gwPolicy.stop);
+      const batchObservability = observabilityOn(join(ctx.tmpDir, 'audit-legacy-batch'), BATCH_WINDOW);
+      const gwBatch = await startGateway(ctx.pinning, ctx.tmpDir, {
+        upstreams: [{ name: UPSTREAM, url: everything.url }],
+        config: { ...identityConfig(), ...policyConfig(policy.dir), ...batchObservability.config },
+      });
+      stoppers.push(gwBatch.stop);
       const nginxBin = findNginx();
       const nginx = nginxBin ? await startNginx(ctx.pinning, nginxBin, ctx.tmpDir, everything.url) : undefined;
       if (nginx) stoppers.push(nginx.stop);
@@ -75,6 +90,15 @@ export const toolsCallLegacy: Scenario = {
           },
           cpuPids: { gateway: gwPolicy.pid, upstream: everything.pid },
         },
+        {
+          name: BATCH_ARM,
+          spec: {
+            url: gwBatch.url,
+            connections: ctx.connections,
+            request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(gwBatch.url, undefined, API_KEY_HEADERS), tool: `${UPSTREAM}__echo`, headers: API_KEY_HEADERS },
+          },
+          cpuPids: { gateway: gwBatch.pid, upstream: everything.pid },
+        },
       ];
       if (nginx) {
         arms.push({
@@ -93,8 +117,14 @@ export const toolsCallLegacy: Scenario = {
         spec: { url: relay.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(relay.url), tool: 'echo' } },
         cpuPids: { relay: relay.pid, upstream: everything.pid },
       });
+      const countersBefore = await Promise.all([auditCounters(gwPolicy.port), auditCounters(gwBatch.port)]);
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
+      // Records per fdatasync over the full-speed rounds alone (warm-ups included: same load).
+      const countersAfter = await Promise.all([auditCounters(gwPolicy.port), auditCounters(gwBatch.port)]);
+      const [syncPerSync, batchPerSync] = countersAfter.map((a, i) => (a.written - countersBefore[i]!.written) / (a.syncs - countersBefore[i]!.syncs)) as [number, number];
+      const fdatasync = await measureFdatasyncCost(ctx.pinning, ctx.tmpDir);
       const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
+      const gwb = summaries.find((s) => s.name === BATCH_ARM)!;
       // The same three at a fixed, moderate rate: a quarter of what the upstream serves
       // directly. At full speed the client's connections queue wherever the CPU is short, so
       // latency there follows throughput; here it is what a request waits at normal load.
@@ -110,11 +140,18 @@ export const toolsCallLegacy: Scenario = {
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
-      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor', [RELAY_ARM]: 'relay' });
+      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', [BATCH_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor', [RELAY_ARM]: 'relay' });
       rows.find((r) => r.label === FLOOR_ARM)!.note += '; yardstick: node:http + undici, JSON parse and id swap only, no checks (bench/harness/node-floor-server.ts)';
       rows.find((r) => r.label === RELAY_ARM)!.note += '; yardstick: bytes piped over TCP, no HTTP parsing (bench/harness/node-relay-server.ts)';
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
-      rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}`;
+      rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}; ${syncPerSync.toFixed(1)} records per fdatasync over the full-speed rounds (${ctx.connections} connections)`;
+      const batchRow = rows.find((r) => r.label === BATCH_ARM)!;
+      batchRow.note = `${batchRow.note}; API key + ${policy.rules} rules; ${await describeObservability(batchObservability, gwBatch.port)}; ${batchPerSync.toFixed(1)} records per fdatasync over the full-speed rounds (${ctx.connections} connections)`;
+      rows.push({
+        label: 'one write + fdatasync, Node async fs (yardstick)',
+        value: `${fdatasync.cpuUs.toFixed(0)} µs CPU, ${fdatasync.wallUs.toFixed(0)} µs wall`,
+        note: `${fdatasync.appends} appends of ${fdatasync.bytesPerAppend} B in a child on the servers' CPU, same disk (bench/harness/fdatasync-cost.ts)`,
+      });
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
       for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway' })) {
         rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput` });
@@ -135,6 +172,15 @@ export const toolsCallLegacy: Scenario = {
           policyVsPlainThroughput: gwp.rps / gw.rps,
           observabilityFeatures: observability.enabled.length,
           upstreamCpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN,
+          // Issue 17, target 1, against yardsticks of the same run.
+          batchGatewayCpuUsPerCall: gwb.cpuUsPerCall.gateway ?? Number.NaN,
+          plainVsFloorCpu: (gw.cpuUsPerCall.gateway ?? Number.NaN) / (fl.cpuUsPerCall.floor ?? Number.NaN),
+          batchVsFloorCpu: (gwb.cpuUsPerCall.gateway ?? Number.NaN) / (fl.cpuUsPerCall.floor ?? Number.NaN),
+          auditRecordsPerSync: syncPerSync,
+          batchAuditRecordsPerSync: batchPerSync,
+          fdatasyncCpuUs: fdatasync.cpuUs,
+          // Sync's CPU per call over what it may cost: batch's plus one fdatasync per records-per-sync.
+          syncVsBatchPlusSyncShare: (gwp.cpuUsPerCall.gateway ?? Number.NaN) / ((gwb.cpuUsPerCall.gateway ?? Number.NaN) + fdatasync.cpuUs / syncPerSync),
           ...(ng ? { nginxThroughputRatio: ng.rps / direct.rps, nginxP99Ratio: ng.p99Ms / direct.p99Ms, nginxCpuUsPerCall: ng.cpuUsPerCall.nginx ?? Number.NaN } : {}),
           nodeFloorThroughputRatio: fl.rps / direct.rps,
           nodeFloorCpuUsPerCall: fl.cpuUsPerCall.floor ?? Number.NaN,

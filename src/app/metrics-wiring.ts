@@ -60,6 +60,8 @@ export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): M
         rotationsTotal: st.rotations,
         filesDeletedTotal: st.filesDeleted,
         cutTotal: st.cut,
+        rejectedTotal: st.rejected,
+        writeErrorsTotal: st.writeErrors,
         retainedSeconds: Number.isNaN(since) ? Number.NaN : Math.max(0, (Date.now() - since) / 1000),
       };
     },

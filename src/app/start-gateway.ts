@@ -11,6 +11,7 @@ import { createObserver } from '../http/observer.ts';
 import { createAuditBodies } from '../audit/audit-body.ts';
 import type { EventAuditRecord } from '../audit/audit-record.ts';
 import { openAuditTrail } from '../audit/audit-trail.ts';
+import type { OpenAuditFile } from '../audit/audit-file-writer.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -77,6 +78,8 @@ export interface GatewayOptions {
   /** Reload the whole config on SIGHUP and when its file changes (`gatehouse serve`); unset:
    * only the policy reloads, on its own. `load` reads the file as at boot. */
   reload?: { load(): { config: GatewayConfig | undefined; issues: readonly ConfigIssue[] }; watch: boolean };
+  /** Opens the audit file (tests count or fail its syncs); node:fs/promises by default. */
+  openAuditFile?: OpenAuditFile;
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, opts: GatewayOptions = {}): Promise<RunningGateway> {
@@ -84,7 +87,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
   const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
-  const audit = await openAuditTrail(config.audit, { logger });
+  const audit = await openAuditTrail(config.audit, { logger, ...(opts.openAuditFile ? { openFile: opts.openAuditFile } : {}) });
   // Notable events go to the trail too; a refused event write is logged, never thrown.
   const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
     void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));

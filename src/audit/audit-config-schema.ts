@@ -90,6 +90,20 @@ export const AUDIT_CONFIG_SCHEMA = {
       minimum: 1,
       default: 10000,
     },
+    maxQueueBytes: {
+      description:
+        'Bytes (UTF-8 of the records\' JSON) waiting for the disk at most, with maxQueue; beyond it onFailure applies, and in fail-closed mode new calls are refused until the disk catches up. One record larger than this still goes alone. Bytes, or "64MiB", ... Default "64MiB".',
+      type: ['integer', 'string'],
+      minimum: 1,
+      pattern: BYTE_SIZE_PATTERN,
+      errorMessage: 'expected a size like "64MiB" or a number of bytes',
+      default: '64MiB',
+    },
+    groupCommitWait: defaultedDurationSchema(
+      'In sync mode, how long the next write waits for more records when at least two arrived while the previous write and fsync ran (calls overlapping): fewer fsyncs under load, at most this much more latency; a lone caller never waits. 0ms: write as soon as the previous write ends.',
+      '2ms',
+      '2ms',
+    ),
     maxStringBytes: {
       description:
         'Longest string kept whole in a record (ids, methods, names, client info, header values, reasons, event details): a longer one keeps its first bytes and ends with "…[cut N bytes]". Bounds what one request adds to the trail, so callers cannot rotate history away with huge ids or names. Not applied to recorded arguments and results. Bytes, or "1KiB", ... Default "1KiB".',
@@ -172,6 +186,8 @@ export interface RawAuditConfig {
   retryInterval?: RawDuration;
   onFailure?: FailureMode;
   maxQueue?: number;
+  maxQueueBytes?: string | number;
+  groupCommitWait?: RawDuration;
   maxStringBytes?: string | number;
   record?: { arguments?: BodyMode; results?: BodyMode };
   redact?: {

@@ -43,6 +43,10 @@ export interface AuditConfig {
   retryIntervalMs: number;
   onFailure: FailureMode;
   maxQueue: number;
+  /** Bytes of records waiting for the disk at most (UTF-8 of their JSON). */
+  maxQueueBytes: number;
+  /** In sync mode, how long a write waits for more records when calls overlap (commit-timer.ts); 0: never. */
+  groupCommitWaitMs: number;
   /** Longest string kept whole in a record (cap-strings.ts). */
   maxStringBytes: number;
   record: { arguments: BodyMode; results: BodyMode };
@@ -69,6 +73,8 @@ export const AUDIT_DEFAULTS = {
   retryInterval: '1s',
   onFailure: 'closed',
   maxQueue: 10_000,
+  maxQueueBytes: '64MiB',
+  groupCommitWait: '2ms',
   maxStringBytes: '1KiB',
   body: 'digest',
 } as const;
@@ -94,6 +100,8 @@ export function normalizeAuditConfig(raw: unknown, baseDir: string): Result<Audi
   };
   const maxBytes = byteSize(r.rotate?.maxBytes ?? AUDIT_DEFAULTS.maxBytes);
   if (maxBytes === undefined) issues.push({ path: '/rotate/maxBytes', message: 'size too large' });
+  const maxQueueBytes = byteSize(r.maxQueueBytes ?? AUDIT_DEFAULTS.maxQueueBytes);
+  if (maxQueueBytes === undefined) issues.push({ path: '/maxQueueBytes', message: 'size too large' });
   const maxStringBytes = byteSize(r.maxStringBytes ?? AUDIT_DEFAULTS.maxStringBytes);
   if (maxStringBytes === undefined || maxStringBytes < 64) issues.push({ path: '/maxStringBytes', message: maxStringBytes === undefined ? 'size too large' : 'expected at least 64 bytes' });
   const redact: RedactionSpec = {
@@ -114,6 +122,8 @@ export function normalizeAuditConfig(raw: unknown, baseDir: string): Result<Audi
     retryIntervalMs: ms(r.retryInterval, AUDIT_DEFAULTS.retryInterval, 'retryInterval'),
     onFailure: r.onFailure ?? AUDIT_DEFAULTS.onFailure,
     maxQueue: r.maxQueue ?? AUDIT_DEFAULTS.maxQueue,
+    maxQueueBytes: maxQueueBytes ?? 0,
+    groupCommitWaitMs: ms(r.groupCommitWait, AUDIT_DEFAULTS.groupCommitWait, 'groupCommitWait'),
     maxStringBytes: maxStringBytes ?? 0,
     record: {
       arguments: r.record?.arguments ?? AUDIT_DEFAULTS.body,

@@ -33,7 +33,14 @@ export interface AuditFileOptions {
   maxFiles: number;
   /** Milliseconds since the epoch, for the time of `audit_rotated` events; Date.now by default. */
   now?: () => number;
+  /** Opens the audit file for appending; node:fs/promises `open` by default (tests wrap it to
+   * count or fail writes and syncs). */
+  openFile?: OpenAuditFile;
 }
+
+/** What the writer does with an open audit file. */
+export type AuditFileHandle = Pick<FileHandle, 'write' | 'datasync' | 'stat' | 'truncate' | 'close'>;
+export type OpenAuditFile = (file: string, flags: number) => Promise<AuditFileHandle>;
 
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 
@@ -64,7 +71,7 @@ export class AuditFileWriter {
   #options: AuditFileOptions;
   #logger: Logger;
   #head: ChainHead;
-  #handle: FileHandle | undefined;
+  #handle: AuditFileHandle | undefined;
   #identity: { dev: number; ino: number } | undefined;
   /** Acknowledged bytes of the current file. */
   #size = 0;
@@ -189,7 +196,7 @@ export class AuditFileWriter {
 
   async #ensureOpen(): Promise<void> {
     if (this.#handle !== undefined) return;
-    const handle = await open(this.path, APPEND_FLAGS);
+    const handle = await (this.#options.openFile ?? open)(this.path, APPEND_FLAGS);
     try {
       const stat = await handle.stat();
       const known = this.#identity;

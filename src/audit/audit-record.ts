@@ -117,6 +117,10 @@ export interface AuditSinkStats {
   writeErrors: number;
   /** Records waiting or being written. */
   queueDepth: number;
+  /** UTF-8 bytes of those records (bounded by audit.maxQueueBytes). */
+  queueBytes: number;
+  /** Writes that waited for more records because calls were overlapping (commit-timer.ts). */
+  commitWaits: number;
   /** Age of the oldest record waiting or being written, 0 when none. */
   lagMs: number;
   /** seq of the last line on disk. */

@@ -8,7 +8,7 @@ import { lockAuditDir } from './audit-dir-lock.ts';
 import { AuditFileWriter } from './audit-file-writer.ts';
 import { JsonlAuditSink, type JsonlSinkConfig, type JsonlSinkDeps } from './jsonl-sink.ts';
 
-export async function openAuditTrail(config: AuditConfig, deps: { logger: Logger; now?: () => number }): Promise<MeasuredAuditTrail> {
+export async function openAuditTrail(config: AuditConfig, deps: JsonlSinkDeps): Promise<MeasuredAuditTrail> {
   if (!config.enabled) {
     deps.logger.warn('audit: disabled by config (audit.enabled: false); requests leave no audit record');
     return disabledAuditTrail();
@@ -17,7 +17,7 @@ export async function openAuditTrail(config: AuditConfig, deps: { logger: Logger
 }
 
 export function disabledAuditTrail(): MeasuredAuditTrail {
-  const stats: AuditSinkStats = { state: 'disabled', written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0, queueDepth: 0, lagMs: 0, lastSeq: 0, rotations: 0, filesDeleted: 0, cut: 0, writes: 0, syncs: 0 };
+  const stats: AuditSinkStats = { state: 'disabled', written: 0, dropped: 0, rejected: 0, flushes: 0, writeErrors: 0, queueDepth: 0, queueBytes: 0, commitWaits: 0, lagMs: 0, lastSeq: 0, rotations: 0, filesDeleted: 0, cut: 0, writes: 0, syncs: 0 };
   return {
     record: () => Promise.resolve(),
     healthy: () => true,
@@ -31,7 +31,14 @@ export function disabledAuditTrail(): MeasuredAuditTrail {
 export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps): Promise<JsonlAuditSink> {
   const logger = deps.logger.child({ component: 'audit' });
   const lock = await lockAuditDir(config.dir, { logger });
-  const options = { dir: config.dir, file: config.file, maxBytes: config.rotate.maxBytes, maxFiles: config.rotate.maxFiles, ...(deps.now === undefined ? {} : { now: deps.now }) };
+  const options = {
+    dir: config.dir,
+    file: config.file,
+    maxBytes: config.rotate.maxBytes,
+    maxFiles: config.rotate.maxFiles,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.openFile === undefined ? {} : { openFile: deps.openFile }),
+  };
   const writer = await AuditFileWriter.open(options, logger).catch(async (e: unknown) => {
     await lock.release();
     throw e;

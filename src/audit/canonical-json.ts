@@ -43,6 +43,52 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
   return true;
 }
 
+/**
+ * The canonical text of `value` when every string in it, object keys included, is at most
+ * `maxStringBytes` bytes of UTF-8, except under the top-level keys in `unbounded`; undefined
+ * when one is longer, or when the value needs the general serializer, so that the caller cuts
+ * first (cap-strings.ts) and canonicalizes the result. The common case, a record the pipeline
+ * built in canonical order with short strings, costs one walk and JSON.stringify.
+ */
+export function canonicalJsonWithin(value: object, maxStringBytes: number, unbounded?: ReadonlySet<string>): string | undefined {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (Array.isArray(value) || (proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return undefined;
+    previous = key;
+    if (overBytes(key, maxStringBytes)) return undefined;
+    if (!orderedWithin((value as Record<string, unknown>)[key], 1, unbounded?.has(key) === true ? Infinity : maxStringBytes)) return undefined;
+  }
+  return JSON.stringify(value);
+}
+
+/** A string longer than `maxBytes` bytes of UTF-8; three bytes per UTF-16 unit at most, so
+ * short strings need no counting. */
+export function overBytes(text: string, maxBytes: number): boolean {
+  return text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes;
+}
+
+/** inCanonicalOrder, and every string within `maxBytes`. */
+function orderedWithin(value: unknown, depth: number, maxBytes: number): boolean {
+  if (typeof value === 'string') return !overBytes(value, maxBytes);
+  if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!orderedWithin(value[i], depth + 1, maxBytes)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (overBytes(key, maxBytes) || !orderedWithin((value as Record<string, unknown>)[key], depth + 1, maxBytes)) return false;
+  }
+  return true;
+}
+
 /** What JSON.stringify serializes in place of `value`: toJSON's result, and boxed primitives
  * unboxed (ECMA-262 SerializeJSONProperty steps 2 and 4). */
 function jsonValue(value: unknown): unknown {

@@ -7,11 +7,14 @@
 // and by how much.
 //
 // Applied once, in the sink, to every record of every kind: a field added later is capped
-// without anyone remembering to. Left alone: the request record's `arguments` and `result`
+// without anyone remembering to. The sink first tries canonicalJsonWithin (canonical-json.ts),
+// which checks every string's size in the walk that canonicalization makes anyway, and comes
+// here only for a record that has a string to cut. Left alone: the request record's `arguments` and `result`
 // (a fixed-size digest by default; `redacted` and `full` are the operator's choice per tool,
 // bounded by limits.maxBodyBytes), and numbers, booleans and nulls. Pure; allocates nothing
 // when nothing is over budget, which is every record of a well-behaved client.
 import type { JsonObject, JsonValue } from '../protocol/message.ts';
+import { canonicalRecord, canonicalRecordWithin } from './hash-chain.ts';
 
 export const CUT_MARKER_PREFIX = '…[cut ';
 
@@ -36,9 +39,23 @@ export function capString(text: string, maxBytes: number): string {
   return `${text.slice(0, end)}${CUT_MARKER_PREFIX}${total - bytes} bytes]`;
 }
 
+/** The top-level fields of `record` whose strings are not capped: a request record's bodies. */
+export function uncappedFields(record: object): ReadonlySet<string> | undefined {
+  return (record as { type?: unknown }).type === 'request' ? BODY_FIELDS : undefined;
+}
+
+/** The canonical text of `record` with its strings capped, and whether any was cut. One walk
+ * when none needs cutting (every record of a well-behaved client). Throws as canonicalRecord. */
+export function cappedCanonicalRecord(record: object, maxBytes: number): { text: string; cut: boolean } {
+  const within = canonicalRecordWithin(record, maxBytes, uncappedFields(record));
+  if (within !== undefined) return { text: within, cut: false };
+  const capped = capRecordStrings(record, maxBytes);
+  return { text: canonicalRecord(capped), cut: capped !== record };
+}
+
 /** The record with every string over `maxBytes` cut; the same object when none is. */
 export function capRecordStrings<T extends object>(record: T, maxBytes: number): T {
-  const skip = (record as { type?: unknown }).type === 'request' ? BODY_FIELDS : undefined;
+  const skip = uncappedFields(record);
   if (!objectOver(record as JsonObject, maxBytes, skip)) return record;
   return capObject(record as JsonObject, maxBytes, skip) as T;
 }

@@ -17,7 +17,7 @@
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, canonicalJsonWithin } from './canonical-json.ts';
 import { sha256Text } from './digest.ts';
 
 export const GENESIS_HASH = `sha256:${'0'.repeat(64)}`;
@@ -47,12 +47,23 @@ export interface ChainedLine {
  * record(), so a bad record fails its caller instead of a whole batch.
  */
 export function canonicalRecord(record: object): string {
-  for (const field of CHAIN_FIELDS) {
-    if (Object.hasOwn(record, field)) throw new TypeError(`audit record may not have a "${field}" field`);
-  }
+  checkChainable(record);
   const text = canonicalJson(record);
   if (!text.startsWith('{')) throw new TypeError('audit record must be a JSON object');
   return text;
+}
+
+/** canonicalRecord, when no string of the record is over `maxStringBytes` (outside the
+ * top-level fields in `uncapped`); undefined when one is (canonicalJsonWithin). */
+export function canonicalRecordWithin(record: object, maxStringBytes: number, uncapped?: ReadonlySet<string>): string | undefined {
+  checkChainable(record);
+  return canonicalJsonWithin(record, maxStringBytes, uncapped);
+}
+
+function checkChainable(record: object): void {
+  for (const field of CHAIN_FIELDS) {
+    if (Object.hasOwn(record, field)) throw new TypeError(`audit record may not have a "${field}" field`);
+  }
 }
 
 export function chainHash(seq: number, prev: string, canonical: string): string {

@@ -2,16 +2,19 @@
 // This part decides when records are written and what a caller sees when they cannot be.
 //
 // Durability. record() resolves only after the line holding its record is written and
-// fdatasync'ed, in both modes, so a request whose record() resolved has its record on disk
-// before the response goes out: no loss window for completed requests. `sync` writes at the
-// end of the event-loop turn in which a record arrives, so every record of that turn shares
-// one write and one sync, and records arriving while it is in flight share the next (group
-// commit): the sync costs far more CPU than anything else here. `batch` waits up to
-// batchWindow to write many records with one fsync: that much latency, far fewer fsyncs.
-// Every string of a record is capped first (cap-strings.ts), so no caller makes one large.
+// fdatasync'ed, in both modes: a request whose record() resolved has its record on disk before
+// the response goes out. One write is in flight at a time; records arriving meanwhile all go
+// out in the next write with one fsync, their callers released together once it is on disk
+// (group commit; when the next write starts: commit-timer.ts). Strings are capped first
+// (cap-strings.ts), so no caller makes a record large.
 //
-// Failure. A write or fsync error, a write slower than writeTimeout, or more than maxQueue
-// records waiting, puts the sink in a degraded state handled per onFailure:
+// Bounds. At most maxQueue records and maxQueueBytes bytes wait or are being written (one
+// record larger than that still goes alone). At the bound the sink is overloaded: fail closed,
+// healthy() is false and new calls are refused (backpressure); records that still arrive are
+// handled per onFailure, like a failed write, until the disk catches up.
+//
+// Failure. A write or fsync error, a write slower than writeTimeout, or a full queue, puts
+// the sink in a degraded state handled per onFailure:
 //   closed: healthy() is false (the pipeline refuses calls), record() rejects with
 //           AuditUnavailableError, until the disk works again;
 //   open:   healthy() stays true, record() resolves at once, the record is dropped and
@@ -23,12 +26,13 @@
 import type { Logger } from '../telemetry/logger.ts';
 import type { AuditConfig } from './audit-config.ts';
 import type { AuditDirLock } from './audit-dir-lock.ts';
-import type { AuditFileWriter, AppendResult } from './audit-file-writer.ts';
+import type { AuditFileWriter, AppendResult, OpenAuditFile } from './audit-file-writer.ts';
 import type { AuditRecord, AuditSinkStats, MeasuredAuditTrail } from './audit-record.ts';
 import { AuditUnavailableError, gapEvent, type AuditGap, type AuditUnavailableReason } from './audit-unavailable.ts';
 import { LossLedger, type LateWrite } from './loss-ledger.ts';
 import { canonicalRecord } from './hash-chain.ts';
-import { capRecordStrings } from './cap-strings.ts';
+import { cappedCanonicalRecord } from './cap-strings.ts';
+import { CommitTimer } from './commit-timer.ts';
 import { TimedAppender } from './timed-append.ts';
 
 export { AuditUnavailableError, type AuditUnavailableReason } from './audit-unavailable.ts';
@@ -36,17 +40,21 @@ export { AuditUnavailableError, type AuditUnavailableReason } from './audit-unav
 export type JsonlSinkConfig = Pick<
   AuditConfig,
   'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue' | 'maxStringBytes'
->;
+> &
+  Partial<Pick<AuditConfig, 'groupCommitWaitMs' | 'maxQueueBytes'>>;
 
 export interface JsonlSinkDeps {
   logger: Logger;
   /** Milliseconds since the epoch; Date.now by default. */
   now?: () => number;
+  /** Opens the audit file for appending (audit-file-writer.ts); node:fs/promises by default. */
+  openFile?: OpenAuditFile;
 }
 
 // The promise's own resolve and reject, not a closure per record.
 interface Pending {
   canonical: string;
+  bytes: number;
   at: number;
   resolve(): void;
   reject(error: Error): void;
@@ -60,9 +68,11 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #now: () => number;
   #queue: Pending[] = [];
   #inFlight: Pending[] = [];
+  /** UTF-8 bytes of the records waiting and being written. */
+  #bytes = 0;
+  readonly #maxQueueBytes: number;
   #flushing: Promise<void> | undefined;
-  #flushQueued = false;
-  #batchTimer: NodeJS.Timeout | undefined;
+  #timer: CommitTimer;
   #probeTimer: NodeJS.Timeout | undefined;
   #failure: { reason: AuditUnavailableReason; error: string } | undefined;
   #losses: LossLedger;
@@ -70,7 +80,6 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #counts = { written: 0, flushes: 0, writeErrors: 0, cut: 0 };
   /** What the write that timed out held, until it settles. */
   #late: LateWrite | undefined;
-
   #lock: AuditDirLock | undefined;
 
   constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number, lock?: AuditDirLock) {
@@ -81,24 +90,28 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#logger = logger;
     this.#now = now;
     this.#losses = new LossLedger({ onFailure: config.onFailure, dir: config.dir, file: config.file }, logger, now);
+    this.#maxQueueBytes = config.maxQueueBytes ?? Infinity;
+    const timing = { durability: config.durability, batchWindowMs: config.batchWindowMs, groupCommitWaitMs: config.groupCommitWaitMs ?? 0 };
+    this.#timer = new CommitTimer(timing, () => void this.#flush().catch(this.#flushFailed));
   }
 
   record(rec: AuditRecord): Promise<void> {
     if (this.#closed !== undefined) return Promise.reject(new AuditUnavailableError('closed'));
     let canonical: string;
     try {
-      const capped = capRecordStrings(rec, this.#config.maxStringBytes);
-      if (capped !== rec) this.#counts.cut++;
-      canonical = canonicalRecord(capped);
+      const line = cappedCanonicalRecord(rec, this.#config.maxStringBytes);
+      if (line.cut) this.#counts.cut++;
+      canonical = line.text;
     } catch (e) {
       return Promise.reject(e as Error);
     }
     if (this.#failure !== undefined) return this.#refuse(this.#failure.reason, this.#failure.error);
-    if (this.#depth() >= this.#config.maxQueue) return this.#refuse('queue_full');
-    const at = this.#now();
+    const bytes = Buffer.byteLength(canonical, 'utf8');
+    if (this.#depth() >= this.#config.maxQueue || (this.#bytes > 0 && this.#bytes + bytes > this.#maxQueueBytes)) return this.#refuse('queue_full');
+    this.#bytes += bytes;
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ canonical, at, resolve, reject });
-      this.#schedule();
+      this.#queue.push({ canonical, bytes, at: this.#now(), resolve, reject });
+      this.#schedule(0);
     });
   }
 
@@ -106,18 +119,20 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (this.#closed !== undefined) return false;
     // Fail-open keeps serving whatever the disk does; stats() tells the truth.
     if (this.#config.onFailure === 'open') return true;
-    return this.#failure === undefined && this.#depth() < this.#config.maxQueue;
+    return this.#failure === undefined && !this.#full();
   }
 
   stats(): AuditSinkStats {
     const oldest = this.#inFlight[0] ?? this.#queue[0];
     const state =
-      this.#closed !== undefined ? 'closed' : this.#failure !== undefined ? 'failing' : this.#depth() >= this.#config.maxQueue ? 'overloaded' : 'ok';
+      this.#closed !== undefined ? 'closed' : this.#failure !== undefined ? 'failing' : this.#full() ? 'overloaded' : 'ok';
     return {
       state,
       ...this.#counts,
       ...this.#losses.counts,
       queueDepth: this.#depth(),
+      queueBytes: this.#bytes,
+      commitWaits: this.#timer.waits,
       lagMs: oldest === undefined ? 0 : Math.max(0, this.#now() - oldest.at),
       lastSeq: this.#writer.head().seq,
       rotations: this.#writer.rotations(),
@@ -133,9 +148,9 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   }
 
   async #drainAndClose(): Promise<void> {
-    clearTimeout(this.#batchTimer);
+    this.#timer.cancel();
     clearTimeout(this.#probeTimer);
-    this.#batchTimer = this.#probeTimer = undefined;
+    this.#probeTimer = undefined;
     for (;;) {
       if (this.#flushing !== undefined) await this.#flushing;
       else if (this.#queue.length > 0 && this.#failure === undefined) await this.#flush();
@@ -152,29 +167,16 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     return this.#queue.length + this.#inFlight.length;
   }
 
-  #schedule(): void {
-    if (this.#flushing !== undefined || this.#closed !== undefined) return;
-    if (this.#config.durability === 'sync') {
-      // setImmediate runs after the I/O callbacks of this event-loop turn: every record they
-      // produce shares the write. (A microtask would write after the first one alone.)
-      if (this.#flushQueued) return;
-      this.#flushQueued = true;
-      setImmediate(this.#flushSoon);
-      return;
-    }
-    if (this.#batchTimer !== undefined) return;
-    const oldest = this.#queue[0]?.at ?? this.#now();
-    const delay = Math.max(0, oldest + this.#config.batchWindowMs - this.#now());
-    this.#batchTimer = setTimeout(() => {
-      this.#batchTimer = undefined;
-      void this.#flush().catch(this.#flushFailed);
-    }, delay);
+  #full(): boolean {
+    return this.#depth() >= this.#config.maxQueue || this.#bytes >= this.#maxQueueBytes;
   }
 
-  #flushSoon = (): void => {
-    this.#flushQueued = false;
-    void this.#flush().catch(this.#flushFailed);
-  };
+  /** `followers`: records that arrived while the previous write was in flight. */
+  #schedule(followers: number): void {
+    if (this.#flushing !== undefined || this.#closed !== undefined) return;
+    const now = this.#now();
+    this.#timer.schedule(this.#queue[0]?.at ?? now, now, followers);
+  }
 
   /** #flushNow reports write errors as results; what it throws is a bug, and the records it held fail as a failed write fails them. */
   #flushFailed = (e: unknown): void => {
@@ -187,7 +189,8 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (this.#flushing !== undefined || this.#queue.length === 0 || this.#failure !== undefined) return this.#flushing ?? Promise.resolve();
     this.#flushing = this.#flushNow().finally(() => {
       this.#flushing = undefined;
-      if (this.#queue.length > 0 && this.#failure === undefined) this.#schedule();
+      // Everything waiting now arrived during that write.
+      if (this.#queue.length > 0 && this.#failure === undefined) this.#schedule(this.#queue.length);
     });
     return this.#flushing;
   }
@@ -206,7 +209,10 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     if (result.committed > 0) this.#counts.flushes++;
     const landed = Math.max(0, result.committed - gapLines);
     this.#counts.written += result.committed;
-    for (let i = 0; i < landed; i++) batch[i]!.resolve();
+    for (let i = 0; i < landed; i++) {
+      this.#bytes -= batch[i]!.bytes;
+      batch[i]!.resolve();
+    }
     this.#inFlight = [];
     if (result.error !== undefined) {
       this.#enterFailure(result.timedOut === true ? 'stalled' : 'write_failed', result.error);
@@ -274,7 +280,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#probeTimer = undefined;
     // Records lost while the probe was writing go into the next gap event.
     this.#losses.written(gap, counted);
-    if (this.#queue.length > 0) this.#schedule();
+    if (this.#queue.length > 0) this.#schedule(0);
   }
 
   #refuse(reason: AuditUnavailableReason, error?: string): Promise<void> {
@@ -285,6 +291,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   /** Gives up on records, per onFailure: dropped (settled fine) or rejected. */
   #failAll(pending: Pending[]): void {
     for (const p of pending) {
+      this.#bytes -= p.bytes;
       const refusal = this.#losses.lose(this.#failure?.reason ?? 'write_failed', this.#failure?.error);
       if (refusal === undefined) p.resolve();
       else p.reject(refusal);

@@ -51,6 +51,9 @@ export interface AuditSinkStats {
   retainedSeconds?: number;
   /** Records with a string cut to audit.maxStringBytes, cumulative. */
   cutTotal?: number;
+  /** Records refused (fail-closed mode), and failed writes and fsyncs, cumulative. */
+  rejectedTotal?: number;
+  writeErrorsTotal?: number;
 }
 
 export interface MetricsOptions {
@@ -210,6 +213,8 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       registers,
       collect: () => retained.set(report('audit_retained_seconds', auditStats)?.retainedSeconds ?? Number.NaN),
     });
+    cumulative(registers, 'gatehouse_audit_rejected_total', 'Audit records refused because the sink could not write them (fail-closed mode; their calls got an error).', () => report('audit_rejected_total', auditStats)?.rejectedTotal);
+    cumulative(registers, 'gatehouse_audit_write_errors_total', 'Failed audit writes and fsyncs (and failed retries while the disk stays broken).', () => report('audit_write_errors_total', auditStats)?.writeErrorsTotal);
     cumulative(registers, 'gatehouse_audit_syncs_total', 'Durability barriers (fdatasync) spent on audit records; records written ÷ this = records per sync (group commit).', () => report('audit_syncs_total', auditStats)?.syncsTotal);
   }
   if (opts.capacity) registerCapacityMetrics(registers, opts.capacity, report);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RequestAuditRecord } from '../../src/audit/audit-record.ts';
 import { openJsonlSink } from '../../src/audit/audit-trail.ts';
-import type { JsonlSinkConfig } from '../../src/audit/jsonl-sink.ts';
+import type { JsonlSinkConfig, JsonlSinkDeps } from '../../src/audit/jsonl-sink.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 
 export function requestRecord(i: number, overrides: Partial<RequestAuditRecord> = {}): RequestAuditRecord {
@@ -50,8 +50,9 @@ export function sinkConfig(dir: string, overrides: Partial<JsonlSinkConfig> = {}
   };
 }
 
-export async function openSink(dir: string, overrides: Partial<JsonlSinkConfig> = {}) {
+/** `openFile`: the audit file's opener (gated-audit-file.ts), the real one by default. */
+export async function openSink(dir: string, overrides: Partial<JsonlSinkConfig> = {}, deps: Pick<JsonlSinkDeps, 'openFile'> = {}) {
   const { logger, lines } = createMemoryLogger();
-  const sink = await openJsonlSink(sinkConfig(dir, overrides), { logger });
+  const sink = await openJsonlSink(sinkConfig(dir, overrides), { logger, ...deps });
   return { sink, logs: lines };
 }

@@ -28,6 +28,8 @@ const DEFAULT_AUDIT = {
   retryIntervalMs: 1000,
   onFailure: 'closed',
   maxQueue: 10_000,
+  maxQueueBytes: 64 * 1024 * 1024,
+  groupCommitWaitMs: 2,
   maxStringBytes: 1024,
   record: { arguments: 'digest', results: 'digest' },
   redact: {

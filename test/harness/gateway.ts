@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../../src/config/types.ts';
 import { createMemoryLogger } from '../../src/telemetry/logger.ts';
 import type { LogFields } from '../../src/telemetry/logger.ts';
 import { startGateway, type RunningGateway } from '../../src/app/start-gateway.ts';
+import type { OpenAuditFile } from '../../src/audit/audit-file-writer.ts';
 
 export interface TestGateway extends RunningGateway {
   config: GatewayConfig;
@@ -22,7 +23,7 @@ export const EVERYTHING_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprot
 
 /** `yaml` is a gateway config; `listen` is forced to 127.0.0.1:0 unless it sets its own.
  * `reload`: the gateway reloads its file (`config.file`) when it changes, as `gatehouse serve` does. */
-export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number; now?: () => number; reload?: boolean } = {}): Promise<TestGateway> {
+export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = process.env, opts: { port?: number; now?: () => number; reload?: boolean; openAuditFile?: OpenAuditFile } = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const file = join(dir, 'gatehouse.yaml');
   writeFileSync(file, yaml);
@@ -30,7 +31,8 @@ export async function startTestGateway(yaml: string, env: NodeJS.ProcessEnv = pr
   const config = loadConfig(file, env, overrides);
   const { logger, lines } = createMemoryLogger();
   const reload = opts.reload ? { reload: { load: () => collectConfigFile(file, env, overrides), watch: true } } : {};
-  const gw = await startGateway(config, logger, { env, ...(opts.now ? { now: opts.now } : {}), ...reload });
+  const audit = opts.openAuditFile ? { openAuditFile: opts.openAuditFile } : {};
+  const gw = await startGateway(config, logger, { env, ...(opts.now ? { now: opts.now } : {}), ...reload, ...audit });
   return {
     ...gw,
     config,

@@ -192,6 +192,8 @@ describe('metrics', () => {
       'audit_strings_cut_total',
       'audit_files_deleted_total',
       'audit_retained_seconds',
+      'audit_rejected_total',
+      'audit_write_errors_total',
       'audit_syncs_total',
     ]);
     expect(get('gatehouse_audit_retained_seconds')).toBeNaN();

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { CommitTimer, FOLLOWERS_TO_WAIT, type CommitTimers, type CommitTiming } from './commit-timer.ts';
+
+/** Timers the test fires by hand: what was asked for, and when. */
+function manualTimers() {
+  const immediates: (() => void)[] = [];
+  const timeouts = new Map<number, { fn: () => void; ms: number }>();
+  let next = 1;
+  const timers: CommitTimers = {
+    setImmediate: (fn) => void immediates.push(fn),
+    setTimeout: (fn, ms) => {
+      timeouts.set(next, { fn, ms });
+      return next++;
+    },
+    clearTimeout: (handle) => void timeouts.delete(handle as number),
+  };
+  return {
+    timers,
+    immediates,
+    timeouts,
+    runImmediates: () => immediates.splice(0).forEach((fn) => fn()),
+    runTimeouts: () => [...timeouts.values()].forEach((t) => t.fn()),
+  };
+}
+
+function timer(timing: Partial<CommitTiming> = {}) {
+  const t = manualTimers();
+  let writes = 0;
+  const commit = new CommitTimer({ durability: 'sync', batchWindowMs: 50, groupCommitWaitMs: 1, ...timing }, () => void writes++, t.timers);
+  return { commit, t, writes: () => writes };
+}
+
+describe('CommitTimer', () => {
+  it('in sync mode writes at the end of the turn when nothing overlapped, once however often it is asked', () => {
+    const { commit, t, writes } = timer();
+    commit.schedule(0, 0, 0);
+    commit.schedule(0, 0, 0);
+    expect(commit.armed()).toBe(true);
+    expect(t.immediates).toHaveLength(1);
+    expect(t.timeouts.size).toBe(0);
+    t.runImmediates();
+    expect(writes()).toBe(1);
+    expect(commit.armed()).toBe(false);
+  });
+
+  it(`waits groupCommitWait for more records once ${FOLLOWERS_TO_WAIT} or more arrived during the previous write`, () => {
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 3 });
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT - 1);
+    t.runImmediates();
+    expect(writes()).toBe(1);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
+    expect(t.immediates).toHaveLength(0);
+    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
+    expect(commit.waits).toBe(1);
+    t.runTimeouts();
+    expect(writes()).toBe(2);
+  });
+
+  it('never waits with groupCommitWait 0', () => {
+    const { commit, t } = timer({ groupCommitWaitMs: 0 });
+    commit.schedule(0, 0, 100);
+    expect(t.immediates).toHaveLength(1);
+    expect(t.timeouts.size).toBe(0);
+    expect(commit.waits).toBe(0);
+  });
+
+  it('in batch mode writes one window after the oldest waiting record arrived, at once when that is past', () => {
+    const { commit, t } = timer({ durability: 'batch', batchWindowMs: 50 });
+    commit.schedule(1_000, 1_020, 0);
+    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([30]);
+    commit.cancel();
+    commit.schedule(1_000, 1_080, 0);
+    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([0]);
+  });
+
+  it('forgets an arranged write when cancelled, and a stale immediate does nothing', () => {
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 5 });
+    commit.schedule(0, 0, 0);
+    commit.cancel();
+    t.runImmediates();
+    expect(writes()).toBe(0);
+    commit.schedule(0, 0, 5);
+    commit.cancel();
+    expect(t.timeouts.size).toBe(0);
+    expect(commit.armed()).toBe(false);
+  });
+});
