@@ -22,6 +22,7 @@ import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, typ
 import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import { POLICY_CONFIG_SCHEMA, RATE_LIMITS_CONFIG_SCHEMA, VALIDATION_CONFIG_SCHEMA, type RawPolicyConfig, type RawRateLimitsConfig, type RawValidationConfig } from './enforcement-schema.ts';
 import { HEADER_NAME_PATTERN, UPSTREAM_AUTH_SCHEMA, UPSTREAM_HEADERS_SCHEMA, type RawHeaderValue, type RawUpstreamAuth } from './upstream-auth-schema.ts';
+import { UPSTREAM_SESSION_PROPERTIES, type RawUpstreamSession } from './upstream-session-config.ts';
 
 export const UPSTREAM_KIND_MESSAGE =
   'upstream must have exactly one of `url` (HTTP), `route` (routed HTTP) or `command` (stdio)';
@@ -201,6 +202,7 @@ export const CONFIG_SCHEMA = {
         timeout: duration('Longest wait for one upstream request.', '30s'),
         listTtl: duration('Cache lifetime of lists from upstreams that send no ttlMs.', '60s'),
         ...UPSTREAM_CONCURRENCY_PROPERTIES,
+        ...UPSTREAM_SESSION_PROPERTIES,
         command: { description: 'Program to run as a stdio upstream.', type: 'string', minLength: 1, ...NO_NUL },
         args: {
           description: 'Arguments of `command`. Default []. stdio only.',
@@ -240,8 +242,8 @@ export const CONFIG_SCHEMA = {
       ],
       dependentSchemas: {
         url: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
-        route: { properties: onlyFor('stdio', ['args', 'env', 'cwd', 'restart']) },
-        command: { properties: onlyFor('HTTP', ['headers', 'auth']) },
+        route: { properties: { ...onlyFor('stdio', ['args', 'env', 'cwd', 'restart']), ...onlyFor('single-URL HTTP', ['session', 'maxClientSessions']) } },
+        command: { properties: onlyFor('HTTP', ['headers', 'auth', 'session', 'maxClientSessions']) },
       },
     },
   },
@@ -275,7 +277,7 @@ export interface RawConfig {
   upstreams: RawUpstream[];
 }
 
-export interface RawUpstream {
+export interface RawUpstream extends RawUpstreamSession {
   name: string;
   prefix?: string;
   url?: string;

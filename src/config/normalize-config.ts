@@ -16,6 +16,7 @@ import { normalizeToolSearchConfig } from '../tool-search/tool-search-config.ts'
 import { normalizeServers } from '../servers/servers-config.ts';
 import { normalizeOverlaysConfig } from '../overlays/overlay-config.ts';
 import { normalizeUserAuthConfig } from '../user-auth/user-auth-config.ts';
+import { normalizeUpstreamSession } from './upstream-session-config.ts';
 import { credentialPointer, normalizeUpstreamCredentials, type CredentialIssue } from './upstream-credentials-config.ts';
 
 export interface ConfigOverrides {
@@ -190,7 +191,7 @@ function normalizeUpstream(
   };
   // The schema guarantees exactly one of url, route and command.
   if (u.url !== undefined) {
-    return { kind: 'http', ...common, url: u.url, ...normalizeUpstreamCredentials(u, baseDir, credentialIssues) };
+    return { kind: 'http', ...common, url: u.url, session: normalizeUpstreamSession(u), ...normalizeUpstreamCredentials(u, baseDir, credentialIssues) };
   }
   if (u.route !== undefined) {
     // Object order is config order, except that integer-like keys ("10") come first (ECMA-262
@@ -203,6 +204,7 @@ function normalizeUpstream(
       // One list source, so lists never depend on which target a call went to.
       url: fallback ?? targets[0]?.url ?? '',
       route: { by: u.route.by, targets, ...(fallback !== undefined ? { default: fallback } : {}) },
+      session: normalizeUpstreamSession({}),
       ...normalizeUpstreamCredentials(u, baseDir, credentialIssues),
     };
   }

@@ -4,6 +4,7 @@ import type { ApprovalsConfig } from '../approvals/approvals-config.ts';
 import type { AuditConfig } from '../audit/audit-config.ts';
 import type { IdentityConfig } from '../identity/identity-config.ts';
 import type { LimitsConfig, UpstreamConcurrency } from './limits-config.ts';
+import type { UpstreamSessionConfig } from './upstream-session-config.ts';
 import type { ResultShapingConfig } from '../result-shaping/shaping-config.ts';
 import type { ToolSearchConfig } from '../tool-search/tool-search-config.ts';
 import type { ServerConfig } from '../servers/servers-config.ts';
@@ -34,6 +35,8 @@ export interface HttpUpstreamConfig {
   listTtlMs: number;
   limits: UpstreamLimits;
   concurrency: UpstreamConcurrency;
+  /** One upstream session for every client, or one per 2025-11-25 client session. */
+  session: UpstreamSessionConfig;
 }
 
 /** What one upstream answer may weigh and nest, from the gateway's `limits`. */

@@ -91,6 +91,7 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
   if (call.clientInfo) req.clientInfo = call.clientInfo;
   if (call.primeStream) req.onStreamPrimed = call.primeStream;
   if (call.ask) req.ask = call.ask;
+  if (call.channel) req.channel = call.channel;
   if (paramHeaders) req.paramHeaders = paramHeaders;
   if (trace) req.traceHeaders = definedFields(trace.headers);
   const started = performance.now();

@@ -11,6 +11,7 @@ import type { JsonObject, JsonRpcNotification, RequestId } from './message.ts';
 import type { Result } from './result.ts';
 import type { ShapingRecord } from '../result-shaping/shape-result.ts';
 import type { ClientAsk } from './client-ask.ts';
+import type { ClientChannel } from './client-channel.ts';
 
 export interface Call {
   readonly era: Era;
@@ -42,6 +43,9 @@ export interface Call {
    * bounded by `timeoutMs` and by the call's signal. Refuses at once a method whose
    * capability the client did not declare. */
   readonly ask?: ClientAsk;
+  /** Legacy sessions: the way to the client outside this call, its GET stream, for an
+   * upstream session that serves this client alone (`session: perClient`). */
+  readonly channel?: ClientChannel;
 }
 
 /** What a method answers: a result, or a gateway error that the era's rules map once. */

@@ -8,8 +8,9 @@ export const LIMIT_NAMES = [
   'maxConcurrentPerPrincipal', 'maxQueuedCalls', 'queueTimeout', 'maxInflightAnswerBytes',
   'maxConnections', 'maxConcurrentRequests', 'maxConcurrentRequestsPerPrincipal',
   'inputTimeout', 'maxSuspendedCalls', 'maxSuspendedCallsPerPrincipal',
-  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls.
-  'maxConcurrent',
+  // Under `upstreams[]`: a call waited because its upstream ran maxConcurrent calls; a call
+  // was refused because every per-client upstream session was busy.
+  'maxConcurrent', 'maxClientSessions',
   // Under `approvals`, not `limits`: the pending-approval caps.
   'maxPending', 'maxPendingPerPrincipal',
 ] as const;

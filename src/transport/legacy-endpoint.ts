@@ -18,6 +18,7 @@ import { sealedOwner, type LegacySession } from './legacy-sessions.ts';
 import type { EndpointDeps } from './mcp-endpoint.ts';
 import { withSessionLogLevel } from './request-notifications.ts';
 import { dispatch } from './respond.ts';
+import type { SessionChannels } from './session-channels.ts';
 
 const SESSION_HEADER = 'mcp-session-id';
 /** initialize is answered here: never cancelled, no notifications. */
@@ -37,7 +38,7 @@ export interface LegacyEndpoint {
   message(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply>;
 }
 
-export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: ClientRequests; replay: ReplayBuffers }): LegacyEndpoint {
+export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: ClientRequests; replay: ReplayBuffers; channels: SessionChannels }): LegacyEndpoint {
   const { gateway, sessions, observer, logger, clientRequests } = deps;
   /** In-flight requests by session, then id (ids are strings or integers, so 1 and "1" stay
    * apart), so notifications/cancelled can abort them. */
@@ -153,6 +154,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         observer,
         observation,
         asker: { requests: clientRequests, sessionId: session.id },
+        channel: deps.channels.of(session),
         replay: { buffers: deps.replay, sessionId: session.id },
       },
     );

@@ -175,6 +175,11 @@ export class LegacySessions {
     return { kind: 'over_capacity', limit, message, retryAfterMs: this.retryAfterMs };
   }
 
+  /** The level the session asked for (logging/setLevel), without counting as a use of it. */
+  logLevelOf(id: string): string | undefined {
+    return this.local.get(id)?.logLevel;
+  }
+
   setLogLevel(id: string, level: string): void {
     const local = this.local.get(id);
     if (local) {

@@ -21,6 +21,7 @@ import { createLegacyEndpoint } from './legacy-endpoint.ts';
 import type { LegacySessions } from './legacy-sessions.ts';
 import { KEEP_ALIVE_MS, openLegacyStream, type StreamLifetime } from './listen-streams.ts';
 import { ReplayBuffers } from './sse-replay.ts';
+import { SessionChannels } from './session-channels.ts';
 import { createModernEndpoint } from './modern-endpoint.ts';
 import type { Notifier } from './notifier.ts';
 
@@ -54,7 +55,9 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
   // Resumable legacy streams (sse-replay.ts) end with their session too.
   const replay = new ReplayBuffers();
   sessions.onRemoved((id) => replay.dropSession(id));
-  const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay });
+  // The way to each session outside its calls (a per-client upstream session's requests).
+  const channels = new SessionChannels(notifier, clientRequests, sessions);
+  const legacy = createLegacyEndpoint({ ...deps, clientRequests, replay, channels });
   // Read when a stream opens: a reload's streamMaxLifetime applies to the streams opened after it.
   const lifetime = (): StreamLifetime => {
     const l = limits();

@@ -10,7 +10,7 @@
 // and end (with why it ended) is told to onStream, which writes them to the audit trail.
 import type { Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
-import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../protocol/message.ts';
 import { Slots } from '../limits/slots.ts';
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources';
@@ -20,8 +20,9 @@ export interface ChangeListener {
   deliver(kind: ChangeKind): void;
   /** The legacy session a GET stream belongs to, so DELETE can end it. */
   session?: string;
-  /** Sends one message on the stream (legacy GET streams: resources/updated). */
-  send?: (message: JsonRpcNotification) => void;
+  /** Sends one message on the stream (legacy GET streams: resources/updated, and an
+   * upstream's requests outside a call for a per-client upstream session). */
+  send?: (message: JsonRpcNotification | JsonRpcRequest) => void;
   /** Whose stream it is: a policy change notifies only those whose lists changed. */
   principal?: Principal;
   /** The virtual server it listens on; undefined: the default endpoint. Each endpoint's
@@ -112,9 +113,12 @@ export class Notifier {
   }
 
   /** A message for one legacy session, on the stream that gets its messages; none open: dropped
-   * (2025-11-25 servers send unsolicited messages only on a GET stream). */
-  sendToSession(session: string, message: JsonRpcNotification): void {
-    this.current.get(session)?.send?.(message);
+   * (2025-11-25 servers send unsolicited messages only on a GET stream), and false comes back. */
+  sendToSession(session: string, message: JsonRpcNotification | JsonRpcRequest): boolean {
+    const send = this.current.get(session)?.send;
+    if (send === undefined) return false;
+    send(message);
+    return true;
   }
 
   /** Every listener that receives messages, for deciding per principal what to send. */

@@ -16,6 +16,7 @@ import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import { declaresFor, type ClientAsk } from '../protocol/client-ask.ts';
+import type { ClientChannel } from '../protocol/client-channel.ts';
 import { err } from '../protocol/result.ts';
 import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { retryAfterHeader } from '../http/replies.ts';
@@ -88,6 +89,8 @@ export interface DispatchOptions {
   replay?: { buffers: ReplayBuffers; sessionId: string };
   /** Legacy sessions: the client can be asked on the call's stream (what it declared). */
   asker?: { requests: ClientRequests; sessionId: string };
+  /** Legacy sessions: the way to the client outside the call (protocol/client-channel.ts). */
+  channel?: ClientChannel;
   /** Span, metrics and audit of this request. */
   observer?: Observer;
   observation?: Observation;
@@ -114,6 +117,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
   if (call.clientInfo) full.clientInfo = call.clientInfo;
   if (call.sessionId !== undefined) full.sessionId = call.sessionId;
   if (opts.asker) full.ask = exchange.asker(opts.asker, call.clientCapabilities);
+  if (opts.channel) full.channel = opts.channel;
   if (opts.replay) full.primeStream = exchange.prime;
   if (observation) {
     full.requestId = observation.requestId;

@@ -38,7 +38,8 @@ export function offersModernVersion(result: JsonObject): boolean {
   );
 }
 
-export async function probeEra<F>(send: ProbeSend<F>): Promise<ProbeOutcome<F>> {
+/** `capabilities`: what a 2025-11-25 initialize declares (era-shape.ts initializeParams). */
+export async function probeEra<F>(send: ProbeSend<F>, capabilities?: JsonObject): Promise<ProbeOutcome<F>> {
   const disc = await send('server/discover', discoverParams());
   if (disc.kind === 'failure') return disc;
   if (disc.kind === 'response') {
@@ -48,7 +49,7 @@ export async function probeEra<F>(send: ProbeSend<F>): Promise<ProbeOutcome<F>> 
       return { kind: 'refused', reason: `upstream speaks the modern era but rejected discovery: ${m.error.message}` };
     }
   }
-  const init = await send('initialize', initializeParams());
+  const init = await send('initialize', initializeParams(capabilities));
   if (init.kind === 'failure') return init;
   if (init.kind === 'no_response' || isErrorResponse(init.message)) {
     const why = init.kind === 'response' && isErrorResponse(init.message) ? init.message.error.message : init.kind === 'no_response' ? init.why : '';

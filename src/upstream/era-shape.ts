@@ -58,16 +58,29 @@ export function discoverParams(): JsonObject {
 }
 
 /**
- * One legacy upstream session serves every client, so it declares everything the gateway can
- * relay to one (MCP 2025-11-25 client features: sampling, elicitation in form and URL mode,
- * roots without list-change notifications). A request for a client that did not declare the
- * capability is refused at once (server-request-answer.ts; README, Protocol eras).
+ * A legacy upstream session shared by every client declares everything the gateway can relay
+ * to one (MCP 2025-11-25 client features: sampling, elicitation in form and URL mode, roots
+ * without list-change notifications); a request for a client that did not declare the
+ * capability is refused at once (server-request-answer.ts; README, Protocol eras). A session
+ * that serves one client alone (`session: perClient`) declares what that client declared
+ * (`capabilities`, from relayableCapabilities), so the upstream knows what it may ask.
  */
-export function initializeParams(): JsonObject {
-  return { protocolVersion: LEGACY_VERSION, capabilities: LEGACY_CLIENT_CAPABILITIES, clientInfo: GATEWAY_CLIENT_INFO };
+export function initializeParams(capabilities: JsonObject = LEGACY_CLIENT_CAPABILITIES): JsonObject {
+  return { protocolVersion: LEGACY_VERSION, capabilities, clientInfo: GATEWAY_CLIENT_INFO };
 }
 
 const LEGACY_CLIENT_CAPABILITIES: JsonObject = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+
+/** The part of a 2025-11-25 client's capabilities the gateway relays for it: sampling,
+ * elicitation and roots as declared, except roots' listChanged (the gateway does not pass
+ * notifications/roots/list_changed on). Experimental and task capabilities are not relayed. */
+export function relayableCapabilities(caps: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  if (isJsonObject(caps.sampling)) out.sampling = caps.sampling;
+  if (isJsonObject(caps.elicitation)) out.elicitation = caps.elicitation;
+  if (isJsonObject(caps.roots)) out.roots = {};
+  return out;
+}
 
 export function identityFromDiscover(result: JsonObject): UpstreamIdentity {
   const meta = isJsonObject(result._meta) ? result._meta : {};

@@ -8,6 +8,7 @@ import type { Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { LimitName } from '../telemetry/limit-names.ts';
 import type { ClientAsk } from '../protocol/client-ask.ts';
+import type { ClientChannel } from '../protocol/client-channel.ts';
 
 export interface UpstreamRequest {
   method: string;
@@ -33,6 +34,9 @@ export interface UpstreamRequest {
    * sampling, elicitation or roots request during the call reaches it. Absent: nobody can
    * answer, and the upstream gets an error at once. */
   ask?: ClientAsk;
+  /** The calling 2025-11-25 client's way outside the call (its GET stream): a per-client
+   * upstream (`session: perClient`) keeps one upstream session per channel. */
+  channel?: ClientChannel;
 }
 
 export type UpstreamState = 'starting' | 'up' | 'down';

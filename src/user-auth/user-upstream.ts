@@ -16,6 +16,7 @@ import { err, ok, type Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
+import { PerClientUpstream } from '../upstream/http/per-client-upstream.ts';
 import { UpstreamBase } from '../upstream/upstream-base.ts';
 import type { UpstreamRequest, UpstreamStatus } from '../upstream/upstream.ts';
 import { stripConsentAnswer } from './consent-answer.ts';
@@ -37,14 +38,14 @@ export interface UserUpstreamDeps {
 }
 
 export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
-  private readonly users: LRUCache<string, HttpUpstream>;
+  private readonly users: LRUCache<string, HttpUpstream | PerClientUpstream>;
   /** The last list of each method that an upstream answered as public, for `show`. */
   private readonly shown = new Map<string, JsonObject>();
   private era: Era | undefined;
 
   constructor(config: HttpUpstreamConfig, private readonly d: UserUpstreamDeps) {
     super(config, 'http', d.logger);
-    this.users = new LRUCache<string, HttpUpstream>({
+    this.users = new LRUCache<string, HttpUpstream | PerClientUpstream>({
       max: MAX_USER_CONNECTIONS,
       dispose: (u) => {
         if (!this.closed) void u.close().catch(() => undefined);
@@ -101,11 +102,12 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return res;
   }
 
-  private child(authContext: string): HttpUpstream {
+  private child(authContext: string): HttpUpstream | PerClientUpstream {
     let u = this.users.get(authContext);
     if (u === undefined) {
       const credentials = userCredentials(this.config, this.d.access, authContext, this.logger);
-      u = new HttpUpstream(this.config, this.d.logger, this.d.budget, credentials);
+      // perClient composes: each of this user's client sessions gets its own upstream session.
+      u = this.config.session.mode === 'perClient' ? new PerClientUpstream(this.config, this.d.logger, this.d.budget, credentials) : new HttpUpstream(this.config, this.d.logger, this.d.budget, credentials);
       u.onEvent((ev) => {
         if (ev.type === 'list_changed' || ev.type === 'resource_updated' || ev.type === 'limit_hit') this.emit(ev);
         if (ev.type === 'state' && ev.state === 'up') this.era = u?.status().era;

@@ -38,6 +38,10 @@ export interface Sdk1Server extends FixtureServer {
   methods: string[];
   /** Sends notifications/resources/updated to every session subscribed to `uri`. */
   resourceUpdated(uri: string): Promise<void>;
+  /** Sessions open now (initialized and not yet deleted). */
+  sessionCount(): number;
+  /** The capabilities each open session's client declared at initialize. */
+  clientCapabilities(): unknown[];
 }
 
 /** Every event of every stream, so a reconnecting client gets what it missed. Bounded by
@@ -265,6 +269,8 @@ export async function startSdk1Server(opts: { subscribe?: boolean } = {}): Promi
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     methods,
+    sessionCount: () => sessions.size,
+    clientCapabilities: () => [...servers.keys()].map((s) => s.getClientCapabilities()),
     async resourceUpdated(uri) {
       for (const [server, subscribed] of servers) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
     },

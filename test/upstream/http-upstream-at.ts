@@ -11,7 +11,7 @@ import { closeStartedServers } from './scripted-server.ts';
 const made: HttpUpstream[] = [];
 
 export function httpUpstreamAt(url: string, name: string, timeoutMs: number, maxAnswerBytes = MAX_EVENT_LENGTH): HttpUpstream {
-  const config: HttpUpstreamConfig = { kind: 'http', name, prefix: name, url, headers: {}, headerFiles: [], auth: undefined, timeoutMs, listTtlMs: 0, limits: { maxAnswerBytes, maxJsonDepth: 64 }, concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 } };
+  const config: HttpUpstreamConfig = { kind: 'http', name, prefix: name, url, headers: {}, headerFiles: [], auth: undefined, timeoutMs, listTtlMs: 0, limits: { maxAnswerBytes, maxJsonDepth: 64 }, concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 }, session: { mode: 'shared', maxClientSessions: 100 } };
   const upstream = new HttpUpstream(config, createLogger({ level: 'error', sink: { write: () => undefined } }));
   made.push(upstream);
   return upstream;

@@ -1,10 +1,8 @@
 // A Streamable HTTP upstream: one undici pool (keep-alive), era detected by the shared probe
-// (era-probe.ts: `server/discover`, legacy `initialize` fallback), the answer
-// cached and probed again when the upstream stops working. Legacy sessions are created,
-// reused and re-created on 404 without the downstream client noticing (README, Protocol eras: bridging).
-// Pool, credentials and resending: upstream-connection.ts; request headers:
-// request-headers.ts; what a lost connection means: connection-loss.ts; what a failure is
-// called for clients, /readyz and the log (never the configured URL for clients): failure-text.ts.
+// (era-probe.ts), cached and probed again when the upstream stops working. Legacy sessions
+// are created, reused and re-created on 404 without the client noticing (README, Protocol
+// eras: bridging). Pool, credentials and resending: upstream-connection.ts; headers:
+// request-headers.ts; lost connections: connection-loss.ts; failure words: failure-text.ts.
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { HttpUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
@@ -13,7 +11,8 @@ import { isErrorResponse } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { discoverParams, shapeParams } from '../era-shape.ts';
+import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape.ts';
+import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
 import { encodeHeaderValue } from '../../headers/header-value.ts';
 import { headerString, type ExchangeOutcome } from './http-exchange.ts';
@@ -33,6 +32,14 @@ const FIRST_REPROBE_MS = 500;
 const MAX_REPROBE_MS = 5000;
 const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
+/** A session that serves one client (per-client-upstream.ts): over a connection its owner
+ * shares and closes, declaring that client's capabilities and relaying to it what the
+ * upstream sends outside any call. */
+export interface SessionOf {
+  link?: UpstreamConnection;
+  channel?: ClientChannel;
+}
+
 export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private readonly link: UpstreamConnection;
   private readonly headers: RequestHeaders;
@@ -51,9 +58,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private readonly watched = new Set<string>();
 
   /** `credentials`: one user's (user-upstream.ts); by default the upstream's own, never the client's. */
-  constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget, credentials?: UpstreamCredentials) {
+  constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget, credentials?: UpstreamCredentials, private readonly only: SessionOf = {}) {
     super(config, 'http', logger);
-    this.link = new UpstreamConnection(config, credentials ?? createUpstreamCredentials(config, this.logger), this.logger, budget);
+    this.link = only.link ?? new UpstreamConnection(config, credentials ?? createUpstreamCredentials(config, this.logger), this.logger, budget);
     this.headers = new RequestHeaders(config.headers);
     this.words = new FailureText(config.url, config.timeoutMs);
   }
@@ -125,7 +132,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         default:
           return { kind: 'failure', failure: o };
       }
-    });
+    }, this.only.channel && relayableCapabilities(this.only.channel.capabilities));
     switch (outcome.kind) {
       case 'failure':
         return 'credentials' in outcome.failure ? this.fail(outcome.failure.credentials) : this.unreachable(outcome.failure);
@@ -169,9 +176,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       capabilities: this.identity()?.capabilities ?? {},
       headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
       credentials: this.link.credentials,
-      onNotification: (n) => this.handleNotification(n),
+      onNotification: (n) => this.handleNotification(n) || this.only.channel?.notify(n),
       maxEventLength: this.config.limits.maxAnswerBytes,
-      onServerRequest: (r) => void this.answerServerRequest(era, r, undefined).catch(this.bestEffort),
+      onServerRequest: (r) => void this.answerServerRequest(era, r, this.only.channel?.ask).catch(this.bestEffort),
       logger: this.logger,
       resourceSubscriptions: () => [...this.watched],
     });
@@ -272,7 +279,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** What nobody waits on (probes, checks, answers to the upstream's requests, cancellations) reports errors as values; a rejection is a bug, logged. */
   private readonly bestEffort = (e: unknown): void => this.logger.warn('upstream background request failed', { error: (e as Error).message });
 
-  /** A request on a call's POST stream: the caller answers, or it is refused at once. */
+  /** A request on a call's POST stream (the caller answers) or the GET stream (the one client
+   * this session serves answers, if any); otherwise it is refused at once. */
   private async answerServerRequest(era: Era, r: JsonRpcRequest, ask: UpstreamRequest['ask']): Promise<void> {
     const reply = await answerServerRequest(r, era === 'legacy' ? ask : undefined, this.config.timeoutMs);
     await this.link.post({ headers: this.headers.for(era, 'response'), body: { jsonrpc: '2.0', ...reply } });
@@ -287,6 +295,6 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     clearTimeout(this.reprobeTimer);
     this.stream?.close();
     if (this.era === 'legacy' && this.sessionId) await this.link.delete(this.headers.for('legacy', 'DELETE'));
-    await this.link.close();
+    if (!this.only.link) await this.link.close();
   }
 }

@@ -21,6 +21,8 @@ import type { AnswerBudget } from '../../limits/answer-budget.ts';
  */
 export const KEEP_ALIVE_MS = 4000;
 const DELETE_TIMEOUT_MS = 1000;
+/** Connections to one upstream for its requests (more wait in undici's queue). */
+const CALL_CONNECTIONS = 64;
 
 export type { Sent } from './exchange-interceptor.ts';
 export type PostInput = Omit<ExchangeInput, 'pool' | 'path'>;
@@ -39,7 +41,10 @@ export class UpstreamConnection {
     private readonly budget?: AnswerBudget,
   ) {
     const url = new URL(config.url);
-    this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
+    // A per-client session keeps its GET stream open on a connection of its own: room for
+    // each of them besides the calls'.
+    const streams = config.session.mode === 'perClient' ? config.session.maxClientSessions : 0;
+    this.pool = new Pool(url.origin, { connections: CALL_CONNECTIONS + streams, keepAliveTimeout: KEEP_ALIVE_MS, pipelining: 1 });
     this.path = url.pathname + url.search;
     this.maxAnswerBytes = config.limits.maxAnswerBytes;
     this.send = composeExchange(
