@@ -71,7 +71,11 @@ async function main(): Promise<void> {
   // says, before any header is built. This scenario measures header mirroring, so here the
   // validation is off.
   const validation = scenario === 'http-custom-headers' ? 'validation: { arguments: false }\n' : '';
-  const gw = mode === 'gatehouse' ? await startTestGateway(`${validation}upstreams:\n  - { name: up, url: "${serverUrl}", prefix: "" }\n`) : undefined;
+  // elicitation-sep1034-client-defaults asks its client outside any call (server.request, so on
+  // the session's GET stream). Only an upstream session per client session can tell which
+  // client that is: the upstream option for servers that do this (README, Protocol eras).
+  const session = scenario === 'elicitation-sep1034-client-defaults' ? ', session: perClient' : '';
+  const gw = mode === 'gatehouse' ? await startTestGateway(`${validation}upstreams:\n  - { name: up, url: "${serverUrl}", prefix: ""${session} }\n`) : undefined;
   try {
     if (gw) await attempt(() => upstreamsUp(gw.upstreams, 5000));
     const client = await connect(gw ? gw.url : serverUrl, scenario);
