@@ -161,7 +161,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits, listenResources });
   servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies, event });
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
-  const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l));
+  const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l), (b, reason, rounds) =>
+    event('suspended_call_cancelled', { upstream: b.upstream, method: b.method, name: b.name, principal: b.owner, reason, rounds }),
+  );
   const drainState = new DrainState();
   const userParts = userAuth.sharedParts(authenticate, (name, detail) => event(name, detail));
   const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, userAuth, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };

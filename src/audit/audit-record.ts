@@ -72,6 +72,10 @@ export interface EventAuditRecord {
      * `detail` names the stream, its principal and, when it ended, why and after how long. */
     | 'stream_opened'
     | 'stream_closed'
+    /** A 2025-11-25 upstream's call suspended for a 2026-07-28 client's input was cancelled
+     * upstream: `detail` has upstream, method, name, principal, reason (inputTimeout,
+     * client_closed, shutdown) and the rounds of questions asked. */
+    | 'suspended_call_cancelled'
     /** Per-user upstream authorization (user-auth/): a consent started, completed or failed,
      * a connection removed. `detail` names the upstream and principal, never a token. */
     | 'user_consent_started'

@@ -1,16 +1,12 @@
 // Upstream calls suspended for a 2026-07-28 client's input (README, Protocol eras: bridging).
 // A 2025-11-25 upstream asks for sampling, elicitation or roots on the stream of a call and
-// waits for the answer on that same open call; a 2026-07-28 client cannot be asked on a
-// stream (MCP 2026-07-28, basic/patterns/mrtr): it is answered `input_required`, and its
-// retry carries the answers. Between the two the upstream call stays open here, in this
-// process: the one place where the gateway holds per-request state.
-//
-// Bounds: a suspended call waits for its retry at most limits.inputTimeout (then it is
-// cancelled upstream with notifications/cancelled, and its state no longer opens); at most
-// limits.maxSuspendedCalls wait at once, limits.maxSuspendedCallsPerPrincipal per principal
-// (past either, the upstream's request is answered with an error at once, and the upstream
-// decides what its call does without the input). Sealing and checking the state, and what
-// the client is shown: suspension-state.ts.
+// waits on that open call; a 2026-07-28 client cannot be asked on a stream (MCP 2026-07-28,
+// basic/patterns/mrtr): it is answered `input_required`, and its retry carries the answers.
+// Meanwhile the upstream call stays open here: the one per-request state the gateway holds.
+// Bounds: a call waits for its retry at most limits.inputTimeout (then it is cancelled
+// upstream, and its state no longer opens); at most limits.maxSuspendedCalls wait at once,
+// maxSuspendedCallsPerPrincipal per principal (past either, the upstream's request is
+// answered with an error at once). Sealing the state, what the client sees: suspension-state.ts.
 import { randomBytes } from 'node:crypto';
 import type { StateSealer } from '../approvals/user-approval.ts';
 import type { LimitsConfig } from '../config/limits-config.ts';
@@ -23,6 +19,9 @@ import { err, ok, type Result } from '../protocol/result.ts';
 import { declaredForModern, invalidState, openRound, sealRound, type AskedInput, type SuspensionBinding } from './suspension-state.ts';
 
 export type SuspensionLimit = 'inputTimeout' | 'maxSuspendedCalls' | 'maxSuspendedCallsPerPrincipal';
+/** Why a suspended call was cancelled upstream (the audit event's `reason`). */
+export type CancelReason = 'inputTimeout' | 'client_closed' | 'shutdown';
+const CANCEL_WORDS: Readonly<Record<CancelReason, string>> = { inputTimeout: 'no retry with the input came within limits.inputTimeout', client_closed: 'the client closed its request', shutdown: 'the gateway is shutting down' };
 
 /** The three limits, read when used (a config reload may change them). */
 export interface SuspensionBounds {
@@ -36,6 +35,8 @@ export interface SuspendedCallsOptions {
   bounds: () => SuspensionBounds;
   now: () => number;
   onLimit?: (limit: SuspensionLimit) => void;
+  /** Told of each call cancelled upstream while it waited for a client's input (audit). */
+  onCancelled?: (binding: SuspensionBinding, reason: CancelReason, rounds: number) => void;
   /** This process's name in the states it seals; random by default. */
   replica?: string;
 }
@@ -61,12 +62,12 @@ interface Question extends AskedInput {
 const unanswered = (message: string): Result<JsonObject, AskFailure> => err({ kind: 'unanswered', message });
 
 /** Made once at start; `limits` gives the limits in force (after a config reload, the new ones). */
-export function createSuspendedCalls(limits: () => LimitsConfig, sealer: StateSealer, onLimit: (limit: SuspensionLimit) => void): SuspendedCalls {
+export function createSuspendedCalls(limits: () => LimitsConfig, sealer: StateSealer, onLimit: (limit: SuspensionLimit) => void, onCancelled?: SuspendedCallsOptions['onCancelled']): SuspendedCalls {
   const bounds = (): SuspensionBounds => {
     const l = limits();
     return { timeoutMs: l.inputTimeoutMs, maxCalls: l.maxSuspendedCalls, maxPerPrincipal: l.maxSuspendedCallsPerPrincipal };
   };
-  return new SuspendedCalls({ sealer, bounds, now: Date.now, onLimit });
+  return new SuspendedCalls({ sealer, bounds, now: Date.now, onLimit, ...(onCancelled ? { onCancelled } : {}) });
 }
 
 export class SuspendedCalls {
@@ -99,7 +100,7 @@ export class SuspendedCalls {
 
   /** Gateway shutdown: every suspended call is cancelled upstream. */
   closeAll(): void {
-    for (const sc of [...this.held.values()]) sc.cancel('the gateway is shutting down');
+    for (const sc of [...this.held.values()]) sc.cancel('shutdown');
   }
 
   /** @internal A call asks for the first time: it is held, within both caps. */
@@ -204,7 +205,7 @@ export class SuspendedCall {
     if (this.outcome !== undefined || this.ended) return Promise.resolve(this.done());
     return new Promise<Step>((resolve) => {
       this.waiter = resolve;
-      const onAbort = (): void => this.cancel('the client closed its request');
+      const onAbort = (): void => this.cancel('client_closed');
       attached.signal.addEventListener('abort', onAbort, { once: true });
       this.unhook = () => attached.signal.removeEventListener('abort', onAbort);
       if (attached.signal.aborted) return onAbort();
@@ -214,9 +215,11 @@ export class SuspendedCall {
 
   /** Ends the call: aborted upstream (a 2025-11-25 upstream is sent notifications/cancelled),
    * every question unanswered. */
-  cancel(reason: string): void {
+  cancel(why: CancelReason): void {
+    const reason = CANCEL_WORDS[why];
     if (!this.ended) {
       this.ended = true;
+      this.calls.opts.onCancelled?.(this.binding, why, this.round);
       this.controller.abort(new DOMException(reason, 'AbortError'));
       for (const q of this.questions.splice(0)) q.settle(unanswered(`Gatehouse cancelled the call: ${reason}`));
     }
@@ -266,7 +269,7 @@ export class SuspendedCall {
   private expire(): void {
     this.deadline = undefined;
     if (!this.ended) this.calls.opts.onLimit?.('inputTimeout');
-    this.cancel('no retry with the input came within limits.inputTimeout');
+    this.cancel('inputTimeout');
   }
 
   private finish(reply: Reply): void {

@@ -1,13 +1,13 @@
 // The bounds and the failure answers of a 2025-11-25 upstream's call suspended for a
 // 2026-07-28 client's input (README, Protocol eras: bridging; Limits): no retry within
-// limits.inputTimeout cancels the call upstream; limits.maxSuspendedCallsPerPrincipal
+// limits.inputTimeout cancels the call upstream (and leaves an audit event); limits.maxSuspendedCallsPerPrincipal
 // refuses the upstream's request at once; a state used by another principal, or brought to
 // another replica, is refused with -32602 saying why; and the gateway's own approval question
 // and the upstream's questions in the same call both reach the client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditEvents, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { APPROVER_KEY as CAROL, approvalsIdentityYaml, CALLER_KEY as BOB } from '../harness/approvals.ts';
 import { policyDir } from '../harness/policy-env.ts';
 import { metricValue } from '../harness/metrics.ts';
@@ -56,6 +56,9 @@ describe('limits.inputTimeout', () => {
     expect(first.json.result.resultType).toBe('input_required');
     await expect.poll(cancels, { timeout: 5000 }).toBe(before + 1);
     expect(await metricValue(quick.url, 'gatehouse_limit_hits_total', { limit: 'inputTimeout' })).toBe(1);
+    await expect.poll(() => auditEvents(quick).filter((e) => e.event === 'suspended_call_cancelled').map((e) => e.detail)).toEqual([
+      { upstream: 'l', method: 'tools/call', name: 'ask_client', principal: expect.any(String), reason: 'inputTimeout', rounds: 1 },
+    ]);
     const late = await ask(quick, 2, BOB, answering(first));
     expect(late.json.error).toMatchObject({ code: -32602, message: expect.stringMatching(/waited too long|no longer waiting/) });
   });
