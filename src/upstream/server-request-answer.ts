@@ -15,12 +15,13 @@ const METHOD_NOT_FOUND = -32601;
 const NO_ANSWER = -32603;
 
 /** The JSON-RPC response (without `jsonrpc`) to send upstream for `r`. `ask` is the calling
- * client's, when the request came on the stream of one of its calls; `timeoutMs` bounds the
- * wait (the upstream call itself is bounded by the same limit). */
-export async function answerServerRequest(r: JsonRpcRequest, ask: ClientAsk | undefined, timeoutMs: number): Promise<JsonObject> {
+ * client's, when the request came on the stream of one of its calls (or, from a stdio
+ * upstream, when it can only be one call's: stdio/tied-call.ts); `unasked` says why there is
+ * none; `timeoutMs` bounds the wait (the upstream call itself is bounded by the same limit). */
+export async function answerServerRequest(r: JsonRpcRequest, ask: ClientAsk | undefined, timeoutMs: number, unasked = "it did not arrive during a client's call"): Promise<JsonObject> {
   if (r.method === 'ping') return { id: r.id, result: {} };
   if (!CLIENT_ASK_METHODS.has(r.method)) return refusal(r, `Gatehouse does not relay ${r.method}`);
-  if (!ask) return refusal(r, `Gatehouse cannot relay ${r.method}: it did not arrive during a client's call`);
+  if (!ask) return refusal(r, `Gatehouse cannot relay ${r.method}: ${unasked}`);
   const answer = await ask(r.method as ClientAskMethod, isJsonObject(r.params) ? r.params : {}, timeoutMs);
   if (answer.ok) return { id: r.id, result: answer.value };
   if (answer.error.kind === 'client_error') {

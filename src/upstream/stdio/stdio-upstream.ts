@@ -1,15 +1,12 @@
-// A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC
-// (stdio transport). Its stderr goes to the gateway's logs; it is restarted with
-// exponential backoff when it dies (restart-backoff.ts) and reaped when the gateway stops.
-// A start that fails, however it fails (spawn-child.ts), is a failed start like an exit: it
-// shows in status() (/readyz) and is retried after the backoff. Requests never start a child
-// themselves: during the backoff they fail at once, so a child that crashes at start is
-// spawned at the backoff's pace, not at the pace of requests. Era: the shared probe
-// (era-probe.ts); a discover that times out counts as no answer, so `initialize` follows.
+// A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC. Its
+// stderr goes to the log; it is restarted with backoff when it dies (restart-backoff.ts) and
+// reaped when the gateway stops. A failed start (spawn-child.ts) shows in status() and is
+// retried after the backoff; requests never start a child themselves. Era: the shared probe
+// (era-probe.ts). Its requests to the client go to the one call they can belong to (tied-call.ts).
 import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { StdioUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
-import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from '../../protocol/message.ts';
+import type { JsonObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/message.ts';
 import { isErrorResponse, isJsonObject } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
@@ -19,6 +16,8 @@ import { UpstreamBase } from '../upstream-base.ts';
 import type { UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
 import { answerIdOf } from './answer-id.ts';
+import { answerServerRequest } from '../server-request-answer.ts';
+import { tiedCall, type InFlight } from './tied-call.ts';
 import { LineSplitter, type OverlongLine } from './line-splitter.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 import { spawnChild } from './spawn-child.ts';
@@ -26,11 +25,14 @@ import { StdinBatch } from './stdin-batch.ts';
 import { AnswerOverBudget, AnswerTooLarge, callFailure, ProcessGone, TimeoutError } from './call-failure.ts';
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 
-interface Pending {
+interface Pending extends InFlight {
   resolve: (m: JsonRpcResponse | Error) => void;
   onNotification?: (n: JsonRpcNotification) => void;
   progressToken?: string | number;
 }
+
+/** What a request carries besides its method and params. */
+type CallExtra = Pick<Pending, 'onNotification' | 'progressToken' | 'ask'> & { signal?: AbortSignal | undefined };
 
 const PROBE_TIMEOUT_MS = 5000;
 /** A stderr line is for the log: longer ones are cut to their first bytes there. */
@@ -175,8 +177,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     }
     if ('method' in m) {
       if ('id' in m && m.id !== undefined) {
-        const reply: JsonObject = m.method === 'ping' ? { result: {} } : { error: { code: -32601, message: `Gatehouse does not relay ${m.method}` } };
-        this.stdin.write({ jsonrpc: '2.0', id: m.id, ...reply });
+        void this.answerRequest(m as JsonRpcRequest).catch((e: unknown) => this.logger.warn('answering an upstream request failed', { error: (e as Error).message }));
         return;
       }
       this.onNotification(m as JsonRpcNotification);
@@ -216,14 +217,15 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     if (n.method === 'notifications/message') this.logger.info('upstream log', { data: n.params?.data ?? null });
   }
 
-  private call(
-    method: string,
-    params: JsonObject,
-    timeoutMs: number,
-    onNotification?: (n: JsonRpcNotification) => void,
-    progressToken?: string | number,
-    signal?: AbortSignal,
-  ): Promise<JsonRpcResponse | Error> {
+  /** A 2025-11-25 process's request: relayed to the client of the one call it can belong to. */
+  private async answerRequest(r: JsonRpcRequest): Promise<void> {
+    const tie = this.era === 'legacy' ? tiedCall(this.pending.values()) : { why: 'a 2026-07-28 server asks with input_required' };
+    const reply = await answerServerRequest(r, 'ask' in tie ? tie.ask : undefined, this.config.timeoutMs, 'why' in tie ? tie.why : undefined);
+    this.stdin.write({ jsonrpc: '2.0', ...reply });
+  }
+
+  private call(method: string, params: JsonObject, timeoutMs: number, extra: CallExtra = {}): Promise<JsonRpcResponse | Error> {
+    const { onNotification, progressToken, signal, ask } = extra;
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(new TimeoutError(timeoutMs)), timeoutMs);
@@ -239,7 +241,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
         resolve(m);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, { resolve: finish, onNotification, progressToken });
+      this.pending.set(id, { method, resolve: finish, onNotification, progressToken, ...(ask ? { ask } : {}) });
       let outParams = params;
       if (progressToken !== undefined && isJsonObject(params._meta)) {
         // Tokens from different clients may collide on one process: use our own, map back.
@@ -259,7 +261,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     const params = shapeParams(req, era);
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    const m = await this.call(req.method, params, this.config.timeoutMs, req.onNotification, progressToken, req.signal);
+    const m = await this.call(req.method, params, this.config.timeoutMs, { onNotification: req.onNotification, progressToken, signal: req.signal, ask: req.ask });
     if (m instanceof Error) return err(callFailure(m, this.name));
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
