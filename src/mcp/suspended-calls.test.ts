@@ -6,7 +6,8 @@ import type { ClientAsk } from '../protocol/client-ask.ts';
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 import { ok } from '../protocol/result.ts';
 import { SuspendedCalls, type Attached, type SuspensionBounds } from './suspended-calls.ts';
-import { bindingOf, declaredForModern, inputRequiredResult, openRound, sealRound } from './suspension-state.ts';
+import { bindingOf, inputRequiredResult, openRound, sealRound } from './suspension-state.ts';
+import { declaresForRequest } from '../protocol/client-ask.ts';
 
 const sealing = createSealer(['3'.repeat(64)]);
 const sealer: StateSealer = {
@@ -46,12 +47,12 @@ describe('suspension state', () => {
   });
 
   it('offers only what the request declared, by elicitation mode and sampling tools', () => {
-    expect(declaredForModern('elicitation/create', { mode: 'url' }, { elicitation: {} })).toBe(false);
-    expect(declaredForModern('elicitation/create', { mode: 'url' }, { elicitation: { url: {} } })).toBe(true);
-    expect(declaredForModern('elicitation/create', {}, { elicitation: { url: {} } })).toBe(false);
-    expect(declaredForModern('sampling/createMessage', { tools: [] }, { sampling: {} })).toBe(false);
-    expect(declaredForModern('sampling/createMessage', {}, { sampling: {} })).toBe(true);
-    expect(declaredForModern('roots/list', {}, {})).toBe(false);
+    expect(declaresForRequest('elicitation/create', { mode: 'url' }, { elicitation: {} })).toBe(false);
+    expect(declaresForRequest('elicitation/create', { mode: 'url' }, { elicitation: { url: {} } })).toBe(true);
+    expect(declaresForRequest('elicitation/create', {}, { elicitation: { url: {} } })).toBe(false);
+    expect(declaresForRequest('sampling/createMessage', { tools: [] }, { sampling: {} })).toBe(false);
+    expect(declaresForRequest('sampling/createMessage', {}, { sampling: {} })).toBe(true);
+    expect(declaresForRequest('roots/list', {}, {})).toBe(false);
   });
 
   it('shows the client no 2025-only fields', () => {

@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import type { StateSealer } from '../approvals/user-approval.ts';
 import type { LimitsConfig } from '../config/limits-config.ts';
 import type { Reply } from '../protocol/call.ts';
-import type { AskFailure, ClientAsk, ClientAskMethod } from '../protocol/client-ask.ts';
+import { declaresForRequest, type AskFailure, type ClientAsk, type ClientAskMethod } from '../protocol/client-ask.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
-import { declaredForModern, invalidState, openRound, sealRound, type AskedInput, type SuspensionBinding } from './suspension-state.ts';
+import { invalidState, openRound, sealRound, type AskedInput, type SuspensionBinding } from './suspension-state.ts';
 
 export type SuspensionLimit = 'inputTimeout' | 'maxSuspendedCalls' | 'maxSuspendedCallsPerPrincipal';
 /** Why a suspended call was cancelled upstream (the audit event's `reason`). */
@@ -230,7 +230,7 @@ export class SuspendedCall {
   /** The upstream's request during the call (server-request-answer.ts calls it). */
   private readonly ask: ClientAsk = (method: ClientAskMethod, params: JsonObject) => {
     if (this.ended) return Promise.resolve(unanswered('the call already ended'));
-    if (!declaredForModern(method, params, this.attached.caps)) {
+    if (!declaresForRequest(method, params, this.attached.caps)) {
       return Promise.resolve(err({ kind: 'undeclared', message: `the 2026-07-28 client did not declare the capability ${method} needs on this request` }));
     }
     if (!this.holding) {

@@ -72,26 +72,6 @@ export function openRound(sealer: StateSealer, token: string, b: SuspensionBindi
   return ok({ handle: s.h, round: s.g });
 }
 
-/** Can this 2026-07-28 request's client answer `method` with these params? Only what it
- * declared on this very request counts (mrtr, server rule 1): form or URL elicitation by
- * mode, sampling (with tools only under `sampling.tools`), roots. */
-export function declaredForModern(method: ClientAskMethod, params: JsonObject, caps: JsonObject): boolean {
-  switch (method) {
-    case 'elicitation/create': {
-      const e = caps.elicitation;
-      if (!isJsonObject(e)) return false;
-      if (params.mode === 'url') return isJsonObject(e.url);
-      return Object.keys(e).length === 0 || isJsonObject(e.form);
-    }
-    case 'sampling/createMessage': {
-      const s = caps.sampling;
-      return isJsonObject(s) && (params.tools === undefined || isJsonObject(s.tools));
-    }
-    case 'roots/list':
-      return isJsonObject(caps.roots);
-  }
-}
-
 /** The upstream's request params as a 2026-07-28 input request: 2025-only fields out (the URL
  * elicitation's `elicitationId`, task augmentation, the request's own `_meta`). */
 export function modernInputParams(method: ClientAskMethod, params: JsonObject): JsonObject | undefined {

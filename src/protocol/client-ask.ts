@@ -27,6 +27,27 @@ export function declaresFor(method: ClientAskMethod, caps: JsonObject): boolean 
   return isJsonObject(caps[key]);
 }
 
+/** Can the client answer `method` with these params, by what it declared? The same in both
+ * eras (MCP 2025-11-25 and 2026-07-28, client/elicitation and client/sampling): form or URL
+ * elicitation by mode (an empty `elicitation` is form alone), sampling with tools only under
+ * `sampling.tools`, roots. A 2026-07-28 client declares on each request (mrtr, server rule 1). */
+export function declaresForRequest(method: ClientAskMethod, params: JsonObject, caps: JsonObject): boolean {
+  switch (method) {
+    case 'elicitation/create': {
+      const e = caps.elicitation;
+      if (!isJsonObject(e)) return false;
+      if (params.mode === 'url') return isJsonObject(e.url);
+      return Object.keys(e).length === 0 || isJsonObject(e.form);
+    }
+    case 'sampling/createMessage': {
+      const s = caps.sampling;
+      return isJsonObject(s) && (params.tools === undefined || isJsonObject(s.tools));
+    }
+    case 'roots/list':
+      return isJsonObject(caps.roots);
+  }
+}
+
 /** An ask that failed, as the gateway's own error for the calling client (approvals). */
 export function askFailureError(f: AskFailure): GatewayError {
   return { kind: 'approval_required', message: f.kind === 'client_error' ? `the client could not ask the user: ${f.error.message}` : f.message };

@@ -4,7 +4,7 @@
 // session, comes back through the same ClientRequests as the answers to in-call questions.
 // One channel per session that has made a call, made at its first and dropped when the session
 // ends, which also aborts `ended` so that an upstream session held for it closes.
-import { declaresFor, type ClientAsk } from '../protocol/client-ask.ts';
+import { declaresForRequest, type ClientAsk } from '../protocol/client-ask.ts';
 import type { ClientChannel } from '../protocol/client-channel.ts';
 import { err } from '../protocol/result.ts';
 import type { ClientRequests } from './client-requests.ts';
@@ -53,7 +53,7 @@ export class SessionChannels {
 
   private asker(session: LegacySession, ended: AbortSignal): ClientAsk {
     return (method, params, timeoutMs) => {
-      if (!declaresFor(method, session.clientCapabilities)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
+      if (!declaresForRequest(method, params, session.clientCapabilities)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
       // Nowhere to send it: said at once, rather than waiting out the timeout for an answer
       // to a question nobody saw. (The client opens its GET stream right after initialize.)
       if (!this.notifier.hasStream(session.id)) return Promise.resolve(err({ kind: 'unanswered', message: 'the client has no GET stream open to be asked on' }));
