@@ -15,7 +15,7 @@ import { shapeResult } from './era-result.ts';
 import { listResultJson } from './list-json.ts';
 import type { Observation, Observer } from '../http/observer.ts';
 import type { ClientRequests } from './client-requests.ts';
-import { declaresFor, type ClientAsk } from '../protocol/client-ask.ts';
+import { declaresForRequest, type ClientAsk } from '../protocol/client-ask.ts';
 import type { ClientChannel } from '../protocol/client-channel.ts';
 import { err } from '../protocol/result.ts';
 import type { HttpReply, TextReply } from '../http/http-io.ts';
@@ -192,7 +192,7 @@ class Exchange {
    * client did not declare is refused at once, so nobody waits on a question never sent. */
   asker(asker: { requests: ClientRequests; sessionId: string }, caps: JsonObject): ClientAsk {
     return (method, params, timeoutMs) => {
-      if (!declaresFor(method, caps)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
+      if (!declaresForRequest(method, params, caps)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
       const id = asker.requests.newId();
       const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, this.opts.signal);
       this.stream().send({ jsonrpc: '2.0', id, method, params });

@@ -85,7 +85,8 @@ describe('a legacy upstream asking the legacy client that made the call', () => 
       asked++;
       return { action: 'decline' };
     });
-    for (const what of ['sampling', 'roots'] as const) {
+    // `elicitation: {}` is form mode alone (MCP 2025-11-25, client/elicitation): a URL-mode one is not asked either.
+    for (const what of ['sampling', 'roots', 'url'] as const) {
       const r = await client.callTool({ name: 'l__ask_client', arguments: { what } });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toMatch(/^error -32601: .*did not declare/);
