@@ -7,6 +7,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
 import { auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { metricValue } from '../harness/metrics.ts';
 
 let server: Sdk1Server;
 let gw: TestGateway;
@@ -61,8 +62,9 @@ describe('session: perClient with maxClientSessions: 1', () => {
     // a's session is idle now: it is closed, and b gets the one place.
     expect(text(await b.callTool(CALL))).toBe('answered decline');
     expect(server.sessionCount()).toBe(held);
-    // The refusal is audited under the limit's name.
+    // The refusal is audited and counted, once, under the limit's name.
     await expect.poll(() => auditRequests(gw).some((r) => r.limit === 'maxClientSessions')).toBe(true);
+    expect(await metricValue(gw.url, 'gatehouse_limit_hits_total', { limit: 'maxClientSessions' })).toBe(1);
     await a.close();
     await b.close();
   });

@@ -76,7 +76,7 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (channel === undefined || channel.ended.aborted || this.currentEra() === 'modern') return this.shared.request(req);
     const session = this.sessionOf(channel);
     if (session === undefined) {
-      this.emit({ type: 'limit_hit', limit: 'maxClientSessions' });
+      // Counted and audited from the error, where every reply is accounted for (http/observer.ts).
       const message = `every one of the ${this.config.session.maxClientSessions} upstream sessions of "${this.name}" (maxClientSessions) has a call in flight; try again shortly`;
       return err({ kind: 'over_capacity', limit: 'maxClientSessions', message, retryAfterMs: RETRY_AFTER_MS });
     }
