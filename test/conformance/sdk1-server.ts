@@ -27,6 +27,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as content from './fixture-content.ts';
 import { callModernDiagnostic, MODERN_DIAGNOSTIC_TOOLS } from './sdk1-modern-diagnostics.ts';
+import { callInputRequiredLegacy, getInputRequiredPrompt, INPUT_REQUIRED_LEGACY_PROMPT, INPUT_REQUIRED_LEGACY_TOOLS } from './sdk1-input-required.ts';
 
 export interface FixtureServer {
   url: string;
@@ -80,6 +81,7 @@ function toolList(): unknown[] {
     { name: 'test_elicitation_sep1330_enums', description: 'Elicitation with enum shapes', inputSchema: content.NO_INPUT },
     { name: content.JSON_SCHEMA_TOOL, description: 'A JSON Schema 2020-12 input schema', inputSchema: content.JSON_SCHEMA_2020_12 },
     ...MODERN_DIAGNOSTIC_TOOLS,
+    ...INPUT_REQUIRED_LEGACY_TOOLS,
   ];
 }
 
@@ -142,7 +144,7 @@ function buildServer(subscribed: Set<string>, subscribe = true): Server {
       case content.JSON_SCHEMA_TOOL:
         return { content: [text(`received ${JSON.stringify(args)}`)] };
       default: {
-        const diagnostic = await callModernDiagnostic(req.params.name, args, extra as never, server);
+        const diagnostic = (await callModernDiagnostic(req.params.name, args, extra as never, server)) ?? (await callInputRequiredLegacy(req.params.name, extra as never));
         if (diagnostic) return diagnostic;
         throw new McpError(-32602, `Unknown tool: ${req.params.name}`);
       }
@@ -158,9 +160,9 @@ function buildServer(subscribed: Set<string>, subscribe = true): Server {
         : name === 'test_prompt_with_embedded_resource'
           ? { arguments: [{ name: 'resourceUri', description: 'URI to embed', required: true }] }
           : {}),
-    })),
+    })).concat([INPUT_REQUIRED_LEGACY_PROMPT]),
   }));
-  server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+  server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
     const args = req.params.arguments ?? {};
     switch (req.params.name) {
       case 'test_simple_prompt':
@@ -171,6 +173,8 @@ function buildServer(subscribed: Set<string>, subscribe = true): Server {
         return { messages: content.embeddedResourcePrompt(args.resourceUri ?? 'test://example-resource') as never };
       case 'test_prompt_with_image':
         return { messages: content.imagePrompt() as never };
+      case INPUT_REQUIRED_LEGACY_PROMPT.name:
+        return getInputRequiredPrompt(extra as never);
       default:
         throw new McpError(-32602, `Unknown prompt: ${req.params.name}`);
     }
