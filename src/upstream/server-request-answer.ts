@@ -1,10 +1,12 @@
 // What the gateway answers a request a 2025-11-25 upstream sends it (MCP 2025-11-25,
-// basic/transports: a server may send requests on the stream of a client's POST). The
-// gateway's upstream session is shared by every client, so it declares all it can relay
+// basic/transports: a server may send requests on the stream of a client's POST, or on the
+// session's GET stream). A shared upstream session declares all the gateway can relay
 // (era-shape.ts initializeParams) and decides per request: one that arrives on the stream of
-// a call goes to the client that made that call, if that client declared the capability;
-// anything else (no call to tie it to, a client that cannot answer, a method nobody relays)
-// gets a JSON-RPC error at once, so the upstream never waits on a question nobody was asked.
+// a call goes to the client that made that call, if that client declared the capability; one
+// on the GET stream of a session that serves one client (`session: perClient`) goes to that
+// client's GET stream; anything else (no call to tie it to, a client that cannot answer, a
+// method nobody relays) gets a JSON-RPC error at once, so the upstream never waits on a
+// question nobody was asked.
 import { CLIENT_ASK_METHODS, type ClientAsk, type ClientAskMethod } from '../protocol/client-ask.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';

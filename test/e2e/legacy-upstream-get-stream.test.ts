@@ -1,8 +1,9 @@
 // A 2025-11-25 upstream that offers neither list_changed nor resource subscriptions may still
 // send requests outside any call, on its GET stream (the gateway's session declares sampling,
 // elicitation and roots): the gateway opens that stream anyway and answers such a request
-// at once with -32601, so the upstream never waits on a question nobody will answer
-// (README, Protocol eras: bridging).
+// at once with -32601 on the default shared session, so the upstream never waits on a
+// question nobody will answer (README, Protocol eras: requests outside a call;
+// per-client-upstream-sessions.test.ts has `session: perClient`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../fixtures/clients.ts';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
