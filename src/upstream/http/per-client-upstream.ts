@@ -101,7 +101,7 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
     upstream.onEvent((ev) => {
       if (ev.type !== 'state') this.emit(ev);
     });
-    const onEnd = (): void => void this.drop(channel.key);
+    const onEnd = (): void => void this.drop(channel.key).catch(this.unexpected);
     channel.ended.addEventListener('abort', onEnd, { once: true });
     const session: ClientSession = { upstream, inFlight: 0, forget: () => channel.ended.removeEventListener('abort', onEnd) };
     this.sessions.set(channel.key, session);
@@ -112,11 +112,14 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private evictIdle(): boolean {
     for (const [key, s] of this.sessions) {
       if (s.inFlight > 0) continue;
-      void this.drop(key);
+      void this.drop(key).catch(this.unexpected);
       return true;
     }
     return false;
   }
+
+  /** drop() reports its own failures as values; a rejection here is a bug, logged. */
+  private readonly unexpected = (e: unknown): void => this.logger.warn('closing a client session upstream failed', { error: (e as Error).message });
 
   private async drop(key: string): Promise<void> {
     const s = this.sessions.get(key);
