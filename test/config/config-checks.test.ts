@@ -80,6 +80,15 @@ describe('transports', () => {
       `gatehouse.yaml:3:28 /upstreams/1/headers: "headers" applies only to HTTP upstreams`,
     ]);
   });
+
+  it('takes session: perClient only on an HTTP upstream with one url', () => {
+    const text = 'upstreams:\n  - { name: a, command: c, session: perClient }\n  - { name: b, route: { by: R, targets: { "*": "http://h" } }, maxClientSessions: 5 }\n  - { name: c, url: "http://h", session: sometimes }\n';
+    expect(errorLines(text)).toEqual([
+      `gatehouse.yaml:2:28 /upstreams/0/session: "session" applies only to HTTP upstreams`,
+      expect.stringMatching(/\/upstreams\/1\/maxClientSessions: "maxClientSessions" applies only to single-URL HTTP upstreams$/),
+      expect.stringMatching(/\/upstreams\/2\/session: .*shared.*perClient/),
+    ]);
+  });
 });
 
 describe('HTTP upstream headers', () => {

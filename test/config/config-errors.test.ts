@@ -20,7 +20,7 @@ describe('parseConfig: errors name file, path, line and what was expected', () =
   it('rejects an unknown key inside an upstream', () => {
     const text = 'upstreams:\n  - name: a\n    url: http://h/mcp\n    timout: 5s\n';
     expect(formatOf(() => parse(text))).toBe(
-      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, maxConcurrent, maxConcurrentPerPrincipal, command, args, env, cwd, restart)`,
+      `${FILE}:4:5 /upstreams/0/timout: unknown key "timout" (allowed: name, prefix, url, route, headers, auth, timeout, listTtl, maxConcurrent, maxConcurrentPerPrincipal, session, maxClientSessions, command, args, env, cwd, restart)`,
     );
   });
 

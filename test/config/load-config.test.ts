@@ -59,6 +59,8 @@ upstreams:
     headers: { Authorization: "Bearer \${WEATHER_TOKEN}" }
     timeout: 10s
     listTtl: 1500
+    session: perClient
+    maxClientSessions: 5
   - name: files
     command: node
     args: [server.js, --root, /data]
@@ -109,6 +111,7 @@ describe('parseConfig: valid configs', () => {
           listTtlMs: 1500,
           limits: { maxAnswerBytes: 1_048_576, maxJsonDepth: 32 },
           concurrency: CONCURRENCY,
+          session: { mode: 'perClient', maxClientSessions: 5 },
         },
         {
           kind: 'stdio',
@@ -153,7 +156,7 @@ describe('parseConfig: valid configs', () => {
       servers: [],
       overlays: { tools: [], prompts: [] },
       upstreams: [
-        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY },
+        { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY, session: { mode: 'shared', maxClientSessions: 100 } },
         {
           kind: 'stdio', name: 'b', prefix: 'b', command: 'srv', args: [], env: {}, cwd: '/etc/gatehouse',
           timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY, restart: { initialDelayMs: 500, maxDelayMs: 30_000 },

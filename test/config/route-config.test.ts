@@ -51,6 +51,7 @@ describe('route config', () => {
       listTtlMs: 60_000,
       limits: { maxAnswerBytes: 67_108_864, maxJsonDepth: 64 },
       concurrency: { maxConcurrent: 64, maxConcurrentPerPrincipal: 16 },
+      session: { mode: 'shared', maxClientSessions: 100 },
     });
     const u = config.upstreams[0];
     expect(u?.kind === 'http' && Object.isFrozen(u.route?.targets[0])).toBe(true);
