@@ -66,14 +66,10 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return this.shared.start();
   }
 
-  /** Client sessions held now (for tests and metrics). */
-  clientSessions(): number {
-    return this.sessions.size;
-  }
-
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const channel = req.channel;
-    if (channel === undefined || channel.ended.aborted || this.currentEra() === 'modern') return this.shared.request(req);
+    // Closed (a reload retired it): no new session is opened on its way out.
+    if (channel === undefined || channel.ended.aborted || this.closed || this.currentEra() === 'modern') return this.shared.request(req);
     const session = this.sessionOf(channel);
     if (session === undefined) {
       // Counted and audited from the error, where every reply is accounted for (http/observer.ts).
