@@ -52,8 +52,9 @@ describe('warmLists', () => {
     expect(asked).toHaveLength(2);
   });
 
-  it('leaves an upstream that answers with the caller own credential to its first caller', () => {
-    for (const config of [{ userAuth: { scopes: [] } }, { tokenExchange: { tokenUrl: 'https://as.example/token' } }]) {
+  it("leaves an upstream that answers with the caller's own credential to its first caller", () => {
+    const configs: JsonObject[] = [{ userAuth: { scopes: [] } }, { tokenExchange: { tokenUrl: 'https://as.example/token' } }];
+    for (const config of configs) {
       const { u, asked } = upstream(config);
       warmLists(newCache(), u, createMemoryLogger().logger);
       expect(asked).toHaveLength(0);
