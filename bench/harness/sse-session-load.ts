@@ -32,8 +32,8 @@ let nextId = 1_000_000;
 
 type Waiter = (body: string) => void;
 
-/** One session: its stream, where it POSTs, and the requests waiting for their answer. */
-class SseSession {
+/** One session: its stream, where it POSTs, and the requests waiting for their answer (also used alone by raw-lists.ts). */
+export class SseSession {
   private readonly waiters = new Map<number, Waiter>();
   private buffer = '';
   private stream: IncomingMessage | undefined;
@@ -82,11 +82,16 @@ class SseSession {
   }
 
   private answer(data: string): void {
-    // Only the id is read here; the whole message is checked by the caller.
-    const m = /"id"\s*:\s*(\d+)/.exec(data);
-    const id = m ? Number(m[1]) : undefined;
-    const w = id === undefined ? undefined : this.waiters.get(id);
-    if (w && id !== undefined) {
+    // Only the id is read here; the whole message is checked by the caller. Parsed, not
+    // matched: an "id" inside a result (a list's schemas) must not be taken for the message's.
+    let id: unknown;
+    try {
+      id = (JSON.parse(data) as { id?: unknown }).id;
+    } catch {
+      return;
+    }
+    const w = typeof id === 'number' ? this.waiters.get(id) : undefined;
+    if (w && typeof id === 'number') {
       this.waiters.delete(id);
       w(data);
     }

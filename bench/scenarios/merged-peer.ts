@@ -19,6 +19,7 @@ import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findHub, startHub, type HubServer } from '../harness/mcp-hub.ts';
 import { memoryStats } from '../harness/proc-stats.ts';
+import { rawGatehouseListP50, rawSseListP50 } from '../harness/raw-lists.ts';
 import { median } from '../harness/statistics.ts';
 import { EVERYTHING } from '../harness/upstream-processes.ts';
 import { armRows, stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
@@ -95,7 +96,9 @@ export const mergedPeer: Scenario = {
         const per = l.names.filter((n) => n.startsWith('s1')).length;
         if (per === 0 || l.names.length !== per * SERVERS.length) throw new Error(`merged list of ${who}: ${l.names.length} tools, ${per} of them from s1`);
       }
-      ctx.log(`  merged list of ${gLists.names.length} tools: cold ${gLists.coldMs.toFixed(1)} / ${hLists.coldMs.toFixed(1)} ms, warm ${gLists.warmP50Ms.toFixed(2)} / ${hLists.warmP50Ms.toFixed(2)} ms`);
+      const gRawList = await rawGatehouseListP50(gateway.url, WARM_LISTS, gLists.names.length);
+      const hRawList = await rawSseListP50(hub.url, WARM_LISTS, hLists.names.length);
+      ctx.log(`  merged list of ${gLists.names.length} tools: cold ${gLists.coldMs.toFixed(1)} / ${hLists.coldMs.toFixed(1)} ms, warm ${gLists.warmP50Ms.toFixed(2)} / ${hLists.warmP50Ms.toFixed(2)} ms, raw warm ${gRawList.toFixed(2)} / ${hRawList.toFixed(2)} ms`);
       const arms: Arm[] = [
         { name: GATEHOUSE, spec: { url: gateway.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'modern', tool: echoOf(gLists.names, gateway.url) }, sdkTransport: 'streamableHttp' }, cpuPids: { proxy: gateway.pid } },
         { name: HUB, spec: { url: hub.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'modern', tool: echoOf(hLists.names, hub.url) }, sdkTransport: 'sse' }, cpuPids: { proxy: hub.pid } },
@@ -110,6 +113,7 @@ export const mergedPeer: Scenario = {
         ...armRows(summaries, { [GATEHOUSE]: 'proxy', [HUB]: 'proxy', [RAW]: 'proxy', [HUB_RAW]: 'proxy' }),
         { label: `merged tools/list (${gLists.names.length} tools), first on a new session`, value: `${gLists.coldMs.toFixed(1)} ms`, note: `mcp-hub ${hubFound.version}: ${hLists.coldMs.toFixed(1)} ms (${hLists.names.length} tools: server-everything offers it fewer)` },
         { label: 'merged tools/list, warm p50', value: `${gLists.warmP50Ms.toFixed(2)} ms`, note: `mcp-hub: ${hLists.warmP50Ms.toFixed(2)} ms` },
+        { label: 'merged tools/list, warm p50, raw clients', value: `${gRawList.toFixed(2)} ms`, note: `mcp-hub: ${hRawList.toFixed(2)} ms (no SDK-side validation)` },
         { label: 'RSS after the calls (proxy process)', value: `${gRss.toFixed(0)} MB`, note: `mcp-hub: ${hRss.toFixed(0)} MB` },
       ];
       return {
@@ -136,6 +140,8 @@ export const mergedPeer: Scenario = {
           hubColdListMs: hLists.coldMs,
           warmListP50Ms: gLists.warmP50Ms,
           hubWarmListP50Ms: hLists.warmP50Ms,
+          rawWarmListP50Ms: gRawList,
+          hubRawWarmListP50Ms: hRawList,
         },
         ...(g.failed || raw.failed ? { failed: `Gatehouse: ${g.failed ?? raw.failed}` } : {}),
         ...(h.failed || hRaw.failed ? { metricFailures: { ...(hRaw.failed ? { vsHubThroughput: hRaw.failed, vsHubP99: hRaw.failed } : {}), ...(h.failed ? { sdkVsHubThroughput: h.failed, sdkVsHubP99: h.failed } : {}) } } : {}),
