@@ -55,9 +55,11 @@ export const TARGETS: readonly Target[] = [
   { label: 'scale-out: shared rate limit, |admitted ÷ expected − 1|', metric: 'scaleOut.rateLimitDeviationPct', op: '<=', threshold: 1, unit: '%' },
   { label: 'scale-out: an approval decided on one replica releases the call on another (1 = yes)', metric: 'scaleOut.approvalAcrossReplicas', op: '>=', threshold: 1, unit: '' },
   { label: 'scale-out: acknowledged calls without an audit record after SIGKILL', metric: 'scaleOut.lostAuditRecords', op: '<=', threshold: 0, unit: '' },
-  { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
-  { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
+  { label: 'merged, 5 stdio servers: Gatehouse tools/call throughput ÷ mcp-hub, raw clients', metric: 'mergedPeer.vsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
+  { label: 'merged, 5 stdio servers: Gatehouse p99 ÷ mcp-hub, raw clients', metric: 'mergedPeer.vsHubP99', op: '<=', threshold: 1, unit: '×' },
+  { label: 'merged, 5 stdio servers: the same through the SDK 1.x client (yardstick, not the target)', metric: 'mergedPeer.sdkVsHubThroughput', op: '>=', threshold: 1.5, unit: '×' },
   { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse (yardstick, no target in the issue)', metric: 'mergedPeer.hubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
+  { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse, raw clients (yardstick)', metric: 'mergedPeer.rawHubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
   { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
   // Issue 16. "No measurable cost to a call" is read as gateway CPU per call within 5 % of the
   // gateway without servers or overlays (about the spread of two identical arms).

@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
 import { sdkLoad } from './sdk-load.ts';
+import { sseSessionLoad } from './sse-session-load.ts';
 import { summarizeLatencies, type LatencySummary } from './statistics.ts';
 
 export interface LoadSpec {
@@ -26,6 +27,9 @@ export interface LoadSpec {
   /** Drive the endpoint through the MCP SDK 1.x client over this transport instead
    * (sdk-load.ts; closed loop, `request.tool` called with an echo message). */
   sdkTransport?: 'sse' | 'streamableHttp';
+  /** Drive a 2024-11-05 HTTP+SSE endpoint with the raw session load generator instead
+   * (sse-session-load.ts; closed loop, `request.tool` called with an echo message). */
+  sseSession?: boolean;
 }
 
 export interface LoadResult {
@@ -206,11 +210,14 @@ process.on('message', (msg: WorkerMessage) => {
     return;
   }
   const { spec } = msg;
+  const tool = spec.request.kind === 'tools/call' ? spec.request.tool : '';
   const run = spec.sdkTransport
-    ? sdkLoad({ url: spec.url, transport: spec.sdkTransport, tool: spec.request.kind === 'tools/call' ? spec.request.tool : '', connections: spec.connections, durationSec: spec.durationSec })
-    : spec.pacedRate
-      ? pacedLoad(spec, spec.pacedRate)
-      : runLoad(spec);
+    ? sdkLoad({ url: spec.url, transport: spec.sdkTransport, tool, connections: spec.connections, durationSec: spec.durationSec })
+    : spec.sseSession
+      ? sseSessionLoad({ url: spec.url, tool, connections: spec.connections, durationSec: spec.durationSec })
+      : spec.pacedRate
+        ? pacedLoad(spec, spec.pacedRate)
+        : runLoad(spec);
   run.then(
     (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
     (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),

@@ -22,13 +22,11 @@ import type { OpenList } from './list-circuit.ts';
 import { offersList, partWithin } from './part-within.ts';
 import type { ServerScope } from '../servers/server-view.ts';
 import { OverlayStates, type AppliedOverlay } from '../overlays/overlay-states.ts';
+import { warmLists } from './list-warm.ts';
 
 export type { MergedView } from './merged-view.ts';
-export type { ListPage } from './list-page.ts';
 export type { ListFilter } from './filtered-views.ts';
 export type { CatalogCacheName } from './view-cache.ts';
-export type { OpenList } from './list-circuit.ts';
-export { describeError } from './part-within.ts';
 
 /** How often an unknown name may make the catalog re-fetch every upstream's list (MCP 2026-07-28, server/utilities/caching
  * allows it early on an unexpected unknown name); unbounded, every unknown or denied name would cost a list of every upstream. */
@@ -101,7 +99,9 @@ export class Catalog {
   private watch(u: Upstream): void {
     u.onEvent((ev) => {
       // A connection a config reload replaced may still speak while its last calls finish.
-      if (ev.type !== 'list_changed' || this.byName.get(u.name) !== u) return;
+      if (this.byName.get(u.name) !== u) return;
+      if (ev.type === 'state' && ev.state === 'up' && this.config.identity === undefined) warmLists(this.cache, u, this.logger);
+      if (ev.type !== 'list_changed') return;
       const kinds: ListKind[] = ev.list === 'resources' ? ['resources', 'resourceTemplates'] : [ev.list];
       for (const k of kinds) this.cache.invalidate(u.name, k);
       this.changed(kinds[0]!);
