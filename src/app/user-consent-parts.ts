@@ -53,6 +53,9 @@ export function openTokenStore(store: NonNullable<GatewayConfig['userAuth']>['st
 }
 
 export function buildConsentParts(section: UserAuthConfig, configs: ReadonlyMap<string, HttpUpstreamConfig>, store: TokenStore, b: ConsentBuild): ConsentParts {
+  if (!section.verifyConsentUser) {
+    b.logger.warn('userAuth.verifyConsentUser is false: a consent link opened by someone other than the user it names is not refused, which weakens the phishing protection of MCP 2025-11-25 (client/elicitation, URL mode)', {});
+  }
   const sealer = createSealer(section.keys);
   const vault = createTokenVault(section.keys, store, sealer);
   const authorization = new UserAuthorization({ config: section, upstreams: configs, sealer, vault, http: b.http, clientOf: b.clientOf, logger: b.logger, now: b.now });

@@ -10,3 +10,6 @@ export const CONSOLE_JS = read('console.js');
 export const CONNECTIONS_JS = read('connections.js');
 export const CONSOLE_CSS = read('console.css');
 export const CONSOLE_ICON = read('favicon.svg');
+/** Shared with the consent link's confirmation page (user-auth/user-auth-routes.ts). */
+export const SIGN_IN_JS = read('sign-in.js');
+export const CONSENT_JS = read('consent.js');

@@ -24,7 +24,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { ApprovalRequest } from './approval.ts';
 import type { ApprovalsConfig, ConsoleConfig } from './approvals-config.ts';
 import type { ApprovalService, DecideError } from './approval-service.ts';
-import { CONNECTIONS_JS, CONSOLE_CSS, CONSOLE_HTML, CONSOLE_ICON, CONSOLE_JS } from './console-assets.ts';
+import { CONNECTIONS_JS, CONSOLE_CSS, CONSOLE_HTML, CONSOLE_ICON, CONSOLE_JS, SIGN_IN_JS } from './console-assets.ts';
 import { parseWireDecision } from './wire-decision.ts';
 import { REPLAY_WINDOW_MS, SIGNATURE_HEADER, verifySignature } from './webhook-signature.ts';
 
@@ -81,6 +81,7 @@ export function approvalRoutes(deps: ApprovalRoutesDeps): Hono {
   // Relative asset URLs resolve against the page's path, so the page has exactly one.
   app.get('/approvals/', (c) => c.redirect('../approvals', 308));
   app.get('/approvals/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/approvals/assets/sign-in.js', (c) => c.body(SIGN_IN_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/approvals/assets/connections.js', (c) => c.body(CONNECTIONS_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/approvals/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/approvals/assets/favicon.svg', (c) => c.body(CONSOLE_ICON, 200, { 'content-type': 'image/svg+xml' }));

@@ -13,6 +13,8 @@ export interface UserAuthConfig {
   store: { kind: 'memory' } | { kind: 'redis'; redisUrl: string; prefix: string };
   consentTimeoutMs: number;
   withoutConsent: 'show' | 'hide';
+  /** The consent page checks that whoever opens a link is the user it names (consent-user.ts). */
+  verifyConsentUser: boolean;
 }
 
 /** A configured client's credentials: its secret given in the config, or the file holding it
@@ -76,7 +78,7 @@ export function normalizeUserAuthConfig(raw: RawUserAuthConfig, issues: UserAuth
     if (!raw.store.redisUrl) issues.push({ path: '/userAuth/store/redisUrl', message: 'expected a redis:// URL when kind is redis' });
     else store = { kind: 'redis', redisUrl: raw.store.redisUrl, prefix: raw.store.prefix ?? USER_AUTH_DEFAULTS.prefix };
   }
-  return { publicUrl, keys: raw.keys.map((k) => k.toLowerCase()), store, consentTimeoutMs, withoutConsent: raw.withoutConsent ?? 'show' };
+  return { publicUrl, keys: raw.keys.map((k) => k.toLowerCase()), store, consentTimeoutMs, withoutConsent: raw.withoutConsent ?? 'show', verifyConsentUser: raw.verifyConsentUser ?? true };
 }
 
 /** `at`: the pointer of the upstream's `auth`; `resolve` makes a file name absolute. */

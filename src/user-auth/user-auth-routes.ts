@@ -1,8 +1,10 @@
 // The HTTP face of per-user authorization, a Hono sub-app under /oauth:
 //   GET  /oauth/client-metadata.json   the gateway's client metadata document (its client_id)
 //   GET  /oauth/connect?ticket=...     the confirmation page of a consent link
-//   POST /oauth/connect                starts the authorization: binding cookie, then the
-//                                      authorization server (same-origin form posts only)
+//   POST /oauth/connect                checks that the browser signed in as the user the ticket
+//                                      names (consent-user.ts), then starts the authorization:
+//                                      binding cookie, and where the authorization server is
+//   GET  /oauth/assets/*.js            the confirmation page's scripts (the console's sign-in)
 //   GET  /oauth/callback               the redirect URI: checks state and binding, redeems the code
 //   GET  /oauth/connections            the caller's own connections, and consent links for the
 //                                      others (gateway credentials)
@@ -16,20 +18,23 @@ import type { Principal } from '../identity/principal.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import { CALLBACK_PATH, CLIENT_METADATA_PATH, clientMetadata } from './client-metadata-document.ts';
+import { CONSENT_JS, SIGN_IN_JS } from '../approvals/console-assets.ts';
 import { confirmPage, donePage, failedPage } from './consent-page.ts';
+import { checkConsentUser } from './consent-user.ts';
 import { bindingHash } from './consent-state.ts';
 import type { TokenVault } from './token-vault.ts';
 import type { UserAuthConfig } from './user-auth-config.ts';
 import { CONNECT_PATH, type UserAuthorization } from './user-authorization.ts';
 
 export const CONNECTIONS_PATH = '/oauth/connections';
+const ASSETS_PATH = '/oauth/assets';
 const COOKIE_PREFIX = 'gatehouse_oauth_';
 const MAX_FORM_BYTES = 16 * 1024;
 const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'",
+  // The confirmation page's own scripts, and its one request (the POST below), are all it may load.
+  'content-security-policy': "default-src 'none'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
-  // Not no-referrer: with it the browser sends `Origin: null` on the confirmation's form post,
-  // which the origin check refuses. same-origin still keeps the ticket and code from other sites.
+  // same-origin: the ticket and the code never reach other sites in a Referer.
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
@@ -64,31 +69,50 @@ export function userAuthRoutes(d: UserAuthRoutesDeps): Hono {
     const ticket = c.req.query('ticket') ?? '';
     const t = d.authorization.readTicket(ticket);
     if (!t.ok) return html(c, failedPage(t.error), 400);
-    return html(c, confirmPage({ upstream: t.value.upstream, subject: t.value.subject, ticket, action: CONNECT_PATH }));
+    return html(c, confirmPage({ upstream: t.value.upstream, subject: t.value.subject, ticket, action: CONNECT_PATH, verify: d.config.verifyConsentUser }));
   });
 
   app.post(CONNECT_PATH, async (c) => {
-    // A cross-site form could otherwise start someone else's consent in this browser.
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== new URL(d.config.publicUrl).origin) return html(c, failedPage('cross-site requests are refused'), 403);
-    const site = c.req.header('sec-fetch-site');
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') return html(c, failedPage('cross-site requests are refused'), 403);
-    if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) return html(c, failedPage('the form is too large'), 400);
-    const form = new URLSearchParams(await c.req.text());
-    const started = await d.authorization.start(form.get('ticket') ?? '').catch((e: unknown) => ({ ok: false as const, error: `the gateway cannot start it right now (${(e as Error).message})` }));
-    if (!started.ok) {
-      d.event('user_consent_failed', { stage: 'start', reason: started.error });
-      return html(c, failedPage(started.error), 400);
+    // Answered as JSON to the confirmation page's script (consent.js). A cross-site form could
+    // otherwise start a consent in this browser; it cannot send JSON or a credential header
+    // without a CORS preflight, which nothing here answers.
+    const refuse = (status: 400 | 401 | 403 | 415 | 503, error: string, message: string, detail: JsonObject = {}): Response => {
+      d.event('user_consent_failed', { stage: 'start', reason: message, error, ...detail });
+      c.header('cache-control', 'no-store');
+      return c.json({ error, message }, status);
+    };
+    const crossSite = crossSiteReason(c.req.raw.headers, originsOf(c.req.url, d.config.publicUrl));
+    if (crossSite !== undefined) return refuse(403, 'csrf', crossSite);
+    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) return refuse(415, 'unsupported_media_type', 'expected a JSON body from the confirmation page');
+    if (Number(c.req.header('content-length') ?? 0) > MAX_FORM_BYTES) return refuse(400, 'too_large', 'the request is too large');
+    const text = await c.req.text();
+    if (text.length > MAX_FORM_BYTES) return refuse(400, 'too_large', 'the request is too large');
+    const ticket = ticketOf(text);
+    const t = d.authorization.readTicket(ticket);
+    if (!t.ok) return refuse(400, 'invalid_link', t.error);
+    const about: JsonObject = { upstream: t.value.upstream, principal: t.value.principal };
+    if (d.config.verifyConsentUser) {
+      const who = await checkConsentUser(d.authenticate, c.req.raw.headers, t.value);
+      if (!who.ok) {
+        const signedIn: JsonObject = who.error.signedIn === undefined ? {} : { signedInAs: who.error.signedIn.authContext };
+        if (who.error.error === 'other_user') d.logger.warn('consent link opened by another gateway user: refused', { ...about, ...signedIn });
+        return refuse(who.error.status, who.error.error, who.error.message, { ...about, ...signedIn });
+      }
     }
-    d.event('user_consent_started', { upstream: started.value.upstream });
+    const started = await d.authorization.start(ticket).catch((e: unknown) => ({ ok: false as const, error: `the gateway cannot start it right now (${(e as Error).message})` }));
+    if (!started.ok) return refuse(400, 'not_started', started.error, about);
+    d.event('user_consent_started', { upstream: started.value.upstream, principal: t.value.principal, userVerified: d.config.verifyConsentUser });
     // Per flow, so two consents in one browser do not overwrite each other; Lax: the callback
     // is a top-level navigation from the authorization server.
     const name = cookieName(bindingHash(started.value.bindingCookie));
     const maxAge = Math.ceil(d.config.consentTimeoutMs / 1000);
     c.header('set-cookie', `${name}=${started.value.bindingCookie}; Path=${CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
     c.header('cache-control', 'no-store');
-    return c.redirect(started.value.location, 303);
+    return c.json({ location: started.value.location });
   });
+
+  app.get(`${ASSETS_PATH}/sign-in.js`, (c) => c.body(SIGN_IN_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff' }));
+  app.get(`${ASSETS_PATH}/consent.js`, (c) => c.body(CONSENT_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'x-content-type-options': 'nosniff' }));
 
   app.get(CALLBACK_PATH, async (c) => {
     const q = c.req.query();
@@ -142,6 +166,17 @@ export function userAuthRoutes(d: UserAuthRoutesDeps): Hono {
   });
 
   return app;
+}
+
+/** The ticket of the confirmation page's JSON body; '' when there is none (refused as invalid). */
+function ticketOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as unknown;
+    const t = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ticket : undefined;
+    return typeof t === 'string' ? t : '';
+  } catch {
+    return '';
+  }
 }
 
 const cookieName = (hash: string): string => COOKIE_PREFIX + hash.slice(0, 16).replace(/[^A-Za-z0-9]/g, 'x');

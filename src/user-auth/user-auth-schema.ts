@@ -40,6 +40,11 @@ export const USER_AUTH_CONFIG_SCHEMA = {
         'What a caller without a token sees of such an upstream in lists: `show` its tools (as last listed for anyone, so they can be discovered and a call starts consent) or `hide` them. Default show.',
       enum: ['show', 'hide'],
     },
+    verifyConsentUser: {
+      description:
+        "Whether the consent link's page asks the person to sign in with their gateway credential and refuses anyone but the user the link was made for (MCP 2025-11-25, client/elicitation, URL mode security: phishing protection). Default true. false only where gateway credentials cannot be used in a browser; it weakens that protection, and the gateway warns at start.",
+      type: 'boolean',
+    },
   },
 };
 
@@ -80,6 +85,7 @@ export interface RawUserAuthConfig {
   store?: { kind: 'memory' | 'redis'; redisUrl?: string; prefix?: string };
   consentTimeout?: RawDuration;
   withoutConsent?: 'show' | 'hide';
+  verifyConsentUser?: boolean;
 }
 
 export interface RawUserAuthUpstream {

@@ -1,7 +1,8 @@
 // A real headless Chromium (Debian's `chromium`, driven by playwright-core) that completes a
-// per-user consent as a person would: opens the consent link, confirms on the gateway's page,
-// signs in on the authorization server's login page as `login`, grants on its consent page,
-// and reads the gateway's outcome page. One browser context per person, so their cookies
+// per-user consent as a person would: opens the consent link, signs in on the gateway's
+// confirmation page with their gateway credential (the proof that they are the user the link
+// names), signs in on the authorization server's login page as `login`, grants on its consent
+// page, and reads the gateway's outcome page. One browser context per person, so their cookies
 // (the authorization server's session, the gateway's binding cookie) are their own.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -9,8 +10,10 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 const CHROMIUM = '/usr/bin/chromium';
 
 export interface ConsentBrowser {
-  /** A person with their own cookies. */
-  person(): Promise<Person>;
+  /** A person with their own cookies, who signs in to the gateway with `gatewayKey` (their
+   * API key); undefined: a person with no gateway credential, who cannot get past the
+   * confirmation page (or a gateway with verifyConsentUser off). */
+  person(gatewayKey: string | undefined): Promise<Person>;
   close(): Promise<void>;
 }
 
@@ -27,16 +30,21 @@ export interface Person {
 }
 
 /** From a consent link's confirmation page in `page` to the gateway's outcome page. */
-async function walk(page: Page, login: string): Promise<string> {
+async function walk(page: Page, login: string, gatewayKey: string | undefined): Promise<string> {
+  const field = page.locator('#credential');
+  if (gatewayKey !== undefined) await field.fill(gatewayKey);
   await page.click('#continue');
   // The authorization server asks for a login unless this browser has a session there,
   // and for consent on the first grant to this client.
   const done = page.locator('#outcome');
   const grant = page.locator('form button.login-submit');
   const loginField = page.locator('input[name="login"]');
-  await loginField.or(done).first().waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
+  // The confirmation page's alert: the gateway refused the sign-in, the person may try again.
+  const alert = page.locator('#alert:not([hidden])');
+  await loginField.or(done).or(alert).first().waitFor({ timeout: 15_000 }).catch(async (e: unknown) => {
     throw new Error(`no login page at ${page.url()}: ${(await page.locator('body').textContent().catch(() => ''))?.slice(0, 300)} (${(e as Error).message.split('\n')[0]})`);
   });
+  if (await alert.isVisible().catch(() => false)) return (await alert.textContent()) ?? '';
   if (await loginField.isVisible().catch(() => false)) {
     await loginField.fill(login);
     await page.fill('input[name="password"]', 'any');
@@ -57,7 +65,7 @@ export async function launchConsentBrowser(o: { trustAnyCertificate?: boolean } 
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return {
-    async person() {
+    async person(gatewayKey) {
       const context = await browser.newContext(o.trustAnyCertificate ? { ignoreHTTPSErrors: true } : {});
       const signIn = async (link: string, login: string, stopAtCallback: boolean): Promise<string> => {
         const page = await context.newPage();
@@ -74,7 +82,7 @@ export async function launchConsentBrowser(o: { trustAnyCertificate?: boolean } 
           await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*/oauth/callback?*', requestStage: 'Request' }] });
         }
         await page.goto(link);
-        const outcome = await walk(page, login);
+        const outcome = await walk(page, login, gatewayKey);
         const text = stopAtCallback ? await callback : outcome;
         await page.close();
         return text;
@@ -83,7 +91,7 @@ export async function launchConsentBrowser(o: { trustAnyCertificate?: boolean } 
         context,
         consent: (link, login) => signIn(link, login, false),
         callbackUrl: (link, login) => signIn(link, login, true),
-        consentOn: walk,
+        consentOn: (page, login) => walk(page, login, gatewayKey),
         async open(url) {
           const page = await context.newPage();
           await page.goto(url);

@@ -47,7 +47,7 @@ afterEach(async () => {
 describe('the OAuth callback', () => {
   let alice: Person;
   beforeAll(async () => {
-    alice = await browser.person();
+    alice = await browser.person(KEYS.alice);
   });
 
   it('refuses a changed state and stores nothing', async () => {
@@ -61,7 +61,7 @@ describe('the OAuth callback', () => {
 
   it('accepts a callback once, in the browser that started it', async () => {
     const cb = await alice.callbackUrl(await linkFor(KEYS.alice), 'alice');
-    const other = await browser.person();
+    const other = await browser.person(KEYS.alice);
     expect(await other.open(cb)).toContain('started in another browser');
     expect(await connections(KEYS.alice)).toEqual([]);
     // The binding cookie is cleared on use; put back, the state is still refused: single use.
@@ -73,7 +73,7 @@ describe('the OAuth callback', () => {
   }, 60_000);
 
   it("refuses an attacker's own code in the victim's callback (PKCE), storing nothing for either", async () => {
-    const mallory = await browser.person();
+    const mallory = await browser.person(KEYS.bob);
     const attackerCb = await mallory.callbackUrl(await linkFor(KEYS.bob), 'mallory');
     const victimCb = await alice.callbackUrl(await linkFor(KEYS.alice), 'alice');
     const attackerCode = new URL(attackerCb).searchParams.get('code') as string;
@@ -99,7 +99,7 @@ describe('the OAuth callback', () => {
     const res = (await (await fetch(`${bed.publicUrl}/oauth/connections`, { headers: { authorization: `Bearer ${KEYS.bob}` } })).json()) as { pending: { upstream: string; connect: string }[] };
     expect(res.pending).toHaveLength(1);
     expect(res.pending[0]?.upstream).toBe('protected');
-    expect(await (await browser.person()).consent(res.pending[0]?.connect as string, 'bob')).toContain('is connected for bob');
+    expect(await (await browser.person(KEYS.bob)).consent(res.pending[0]?.connect as string, 'bob')).toContain('is connected for bob');
     expect(await connections(KEYS.bob)).toHaveLength(1);
   }, 60_000);
 

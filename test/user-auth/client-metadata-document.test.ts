@@ -55,7 +55,7 @@ describe('Client ID Metadata Document, end to end over TLS', () => {
     expect(e).toBeInstanceOf(McpError);
     const link = ((e as McpError).data as { elicitations: { url: string }[] }).elicitations[0]?.url as string;
     expect(link.startsWith(`${front.origin}/oauth/connect?ticket=`)).toBe(true);
-    const person = await browser.person();
+    const person = await browser.person(KEYS.alice);
     expect(await person.consent(link, 'alice-at-upstream')).toContain('is connected for alice');
     expect(bed.upstream.documentFetches).toContain(documentUrl);
     expect(new Set(bed.upstream.documentFetches)).toEqual(new Set([documentUrl]));

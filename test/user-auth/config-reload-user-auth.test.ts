@@ -102,7 +102,7 @@ describe('config reload of per-user upstreams', () => {
     expect(e.code).toBe(-32042);
     const link = (e.data as { elicitations: { url: string }[] }).elicitations[0]?.url as string;
     // The authorization server takes the code only with the client's secret (client_secret_basic): the file's.
-    expect(await (await browser.person()).consent(link, 'alice-at-upstream')).toContain('is connected for alice');
+    expect(await (await browser.person(KEYS.alice)).consent(link, 'alice-at-upstream')).toContain('is connected for alice');
     expect(text(await alice.callTool({ name: 'protected__whoami', arguments: {} }))).toBe('alice-at-upstream');
 
     const carol = await connectLegacyClient(gw.url, { headers: { authorization: `Bearer ${await upstream.callerToken('carol')}` } });

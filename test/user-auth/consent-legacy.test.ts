@@ -46,7 +46,7 @@ describe('per-user authorization, 2025-11-25 client', () => {
     expect(before.tools.map((t) => t.name)).toEqual(['protected__gatehouse_connect']);
     const link = await consentLink(alice);
     expect(bed.upstream.calls).toHaveLength(0);
-    const person = await browser.person();
+    const person = await browser.person(KEYS.alice);
     expect(await person.consent(link, 'alice-at-upstream')).toContain('is connected for alice');
     const res = await alice.callTool({ name: 'protected__whoami', arguments: {} });
     expect(res.content).toEqual([{ type: 'text', text: 'alice-at-upstream' }]);

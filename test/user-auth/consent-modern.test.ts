@@ -41,7 +41,7 @@ const text = (r: unknown): string => (((r as { content: unknown }).content as { 
 describe('per-user authorization, 2026-07-28 client', () => {
   it('asks by input_required with a URL elicitation, and the retry after consent goes through', async () => {
     bob = await connectModernClient(bed.gw.url, { headers: { authorization: `Bearer ${KEYS.bob}` }, capabilities: { elicitation: { url: {} } } });
-    const person = await browser.person();
+    const person = await browser.person(KEYS.bob);
     bob.setRequestHandler('elicitation/create', async (req) => {
       const params = req.params as unknown as { mode: string; url: string; message: string };
       asked.push(params);
@@ -89,7 +89,7 @@ describe('per-user authorization, 2026-07-28 client', () => {
     expect((await alice.listTools()).tools.map((t) => t.name).sort()).toEqual(['protected__echo', 'protected__gatehouse_connect', 'protected__whoami']);
     const e = (await alice.callTool({ name: 'protected__gatehouse_connect', arguments: {} }).catch((x: unknown) => x)) as McpError;
     const link = (e.data as { elicitations: { url: string }[] }).elicitations[0]?.url as string;
-    await (await browser.person()).consent(link, 'alice-at-upstream');
+    await (await browser.person(KEYS.alice)).consent(link, 'alice-at-upstream');
     bed.upstream.calls.length = 0;
     const rounds = 10;
     const results = await Promise.all(

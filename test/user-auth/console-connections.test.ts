@@ -61,7 +61,7 @@ describe('consent from the gateway console', () => {
     expect(refused.code).toBe(-31004);
     expect(bed.upstream.calls).toHaveLength(0);
 
-    alicePerson = await browser.person();
+    alicePerson = await browser.person(KEYS.alice);
     alicePage = await openConsole(alicePerson, KEYS.alice);
     await expect.poll(() => alicePage.locator('#session-subject').textContent()).toBe('alice');
     // Not an approver (no approvals console here): the queue stays hidden, the connections show.
@@ -88,7 +88,7 @@ describe('consent from the gateway console', () => {
   }, 90_000);
 
   it("a second user sees only their own Connect link, never the first user's connection", async () => {
-    const bobPerson = await browser.person();
+    const bobPerson = await browser.person(KEYS.bob);
     const bobPage = await openConsole(bobPerson, KEYS.bob);
     await expect.poll(() => bobPage.locator('#session-subject').textContent()).toBe('bob');
     expect(await row(bobPage, 'protected').getAttribute('data-state')).toBe('pending');

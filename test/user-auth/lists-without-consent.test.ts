@@ -23,7 +23,7 @@ describe('withoutConsent: hide', () => {
   it("shows a caller without a token only the connect tool, whatever others' lists hold", async () => {
     const alice = await connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${KEYS.alice}` }, capabilities: { elicitation: { url: {} } } });
     const e = (await alice.callTool({ name: 'protected__gatehouse_connect', arguments: {} }).catch((x: unknown) => x)) as McpError;
-    await (await browser.person()).consent((e.data as { elicitations: { url: string }[] }).elicitations[0]?.url as string, 'alice');
+    await (await browser.person(KEYS.alice)).consent((e.data as { elicitations: { url: string }[] }).elicitations[0]?.url as string, 'alice');
     expect((await alice.listTools()).tools.map((t) => t.name).sort()).toEqual(['protected__echo', 'protected__whoami']);
     const bob = await connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${KEYS.bob}` } });
     expect((await bob.listTools()).tools.map((t) => t.name)).toEqual(['protected__gatehouse_connect']);

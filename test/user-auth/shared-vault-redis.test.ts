@@ -54,7 +54,7 @@ describe('a token store shared by replicas in Redis', () => {
     const a1 = await legacy(one, KEYS.alice);
     const e = (await a1.callTool({ name: 'protected__gatehouse_connect', arguments: {} }).catch((x: unknown) => x)) as McpError;
     const link = (e.data as { elicitations: { url: string }[] }).elicitations[0]?.url as string;
-    expect(await (await browser.person()).consent(link, 'alice-at-upstream')).toContain('is connected');
+    expect(await (await browser.person(KEYS.alice)).consent(link, 'alice-at-upstream')).toContain('is connected');
     const a2 = await legacy(two, KEYS.alice);
     expect(await whoami(a2)).toBe('alice-at-upstream');
     expect(await whoami(a1)).toBe('alice-at-upstream');

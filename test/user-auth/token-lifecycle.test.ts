@@ -22,7 +22,7 @@ beforeAll(async () => {
   [bed, browser] = await Promise.all([startUserAuthBed({ upstream: { accessTokenTtlS: TTL_S } }), launchConsentBrowser()]);
   await bed.gw.waitUp();
   alice = await connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${KEYS.alice}` }, capabilities: { elicitation: { url: {} } } });
-  person = await browser.person();
+  person = await browser.person(KEYS.alice);
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // Gatehouse approvals console. Vanilla JS, no build step, served as a file so the page's
 // CSP can forbid inline script. Every value from the server (arguments are attacker-
 // controlled) reaches the page through textContent or attributes set as data, never as
-// markup. The credential lives in sessionStorage (this tab only) and travels in a header.
+// markup. The credential is held and sent by sign-in.js (this tab only, in a header).
 // Characters that act instead of showing (controls, bidi overrides that make "\u202Eevil"
 // read "live", zero-width and other invisible format characters) are shown as a visible
 // ⟨U+XXXX⟩ mark, and their element is flagged; the server lists such fields too. Each refresh
@@ -9,11 +9,10 @@
 'use strict';
 
 (function () {
-  var STORAGE_KEY = 'gatehouse.approvals.credential';
+  var signIn = window.GatehouseSignIn;
   var POLL_MS = 3000;
   var CSRF_HEADER = 'Gatehouse-Console';
   var CSRF_VALUE = 'decide';
-  var B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
   // Keep in step with src/protocol/hidden-characters.ts; \n and \t stay (the arguments are
   // pretty-printed JSON, where a raw one can only be layout).
   var HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
@@ -32,16 +31,9 @@
   var clockSkew = 0;
   var pollTimer = null;
 
-  function credential() { return sessionStorage.getItem(STORAGE_KEY); }
+  function credential() { return signIn.held(); }
 
-  function authHeaders(extra) {
-    var headers = Object.assign({ Accept: 'application/json' }, extra || {});
-    var key = credential();
-    // Bearer when the value is a token68 (RFC 6750); other API keys go in X-API-Key.
-    if (B64TOKEN.test(key)) headers.Authorization = 'Bearer ' + key;
-    else headers['X-API-Key'] = key;
-    return headers;
-  }
+  function authHeaders(extra) { return signIn.headersFor(credential(), extra); }
 
   function say(message) {
     el('status').textContent = shown(message);
@@ -54,7 +46,7 @@
   }
 
   function showLogin(message) {
-    sessionStorage.removeItem(STORAGE_KEY);
+    signIn.forget();
     if (pollTimer !== null) clearTimeout(pollTimer);
     pollTimer = null;
     items.forEach(function (entry) { entry.node.remove(); });
@@ -288,7 +280,7 @@
       event.preventDefault();
       var value = el('credential').value.trim();
       if (!value) return;
-      sessionStorage.setItem(STORAGE_KEY, value);
+      signIn.keep(value);
       el('credential').value = '';
       say('Signing in…');
       load().then(function () { if (!el('session').hidden) say('Signed in.'); });
