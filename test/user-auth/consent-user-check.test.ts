@@ -3,7 +3,8 @@
 // sends Alice his own consent link; Alice opens it in her browser and signs in as herself:
 // refused before the authorization server is ever reached, nothing stored for either, an audit
 // record and a log line without secrets. A browser that does not sign in, or signs in with a
-// bad key, gets nothing either; a mistyped key may be corrected on the same page. With
+// bad key, gets nothing either; a mistyped key may be corrected on the same page, and a link
+// opened in the console's own tab uses the credential the console holds there. With
 // userAuth.verifyConsentUser off, the page asks for no credential, and the gateway warns.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -96,6 +97,20 @@ describe('who opens a consent link', () => {
     await expect.poll(() => page.locator('#alert').textContent()).toBe('Sign in with your gateway API key or token first.');
     await page.fill('#credential', KEYS.alice);
     expect(await none.consentOn(page, 'alice-at-upstream')).toContain('is connected for alice');
+    await page.close();
+    await fetch(`${bed.publicUrl}/oauth/connections/protected`, { method: 'DELETE', headers: { authorization: `Bearer ${KEYS.alice}` } });
+  }, 90_000);
+
+  it("uses the console's credential when the link is opened in the console's own tab", async () => {
+    const person = await browser.person(undefined);
+    const page = await person.context.newPage();
+    await page.goto(`${bed.publicUrl}/approvals`);
+    await page.getByLabel('API key or token').fill(KEYS.alice);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#session-subject').textContent()).toBe('alice');
+    await page.goto(await linkFor(bed, KEYS.alice));
+    expect(await page.locator('#credential').inputValue()).toBe('');
+    expect(await person.consentOn(page, 'alice-at-upstream')).toContain('is connected for alice');
     await page.close();
     await fetch(`${bed.publicUrl}/oauth/connections/protected`, { method: 'DELETE', headers: { authorization: `Bearer ${KEYS.alice}` } });
   }, 90_000);
