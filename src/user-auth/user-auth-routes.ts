@@ -73,9 +73,9 @@ export function userAuthRoutes(d: UserAuthRoutesDeps): Hono {
   });
 
   app.post(CONNECT_PATH, async (c) => {
-    // Answered as JSON to the confirmation page's script (consent.js). A cross-site form could
-    // otherwise start a consent in this browser; it cannot send JSON or a credential header
-    // without a CORS preflight, which nothing here answers.
+    // Answered as JSON to the confirmation page's script (consent.js). Another site must not
+    // start a consent in this browser: what a browser marks as cross-site is refused, and a
+    // plain form can send neither JSON nor the credential header that the check below needs.
     const refuse = (status: 400 | 401 | 403 | 415 | 503, error: string, message: string, detail: JsonObject = {}): Response => {
       d.event('user_consent_failed', { stage: 'start', reason: message, error, ...detail });
       c.header('cache-control', 'no-store');

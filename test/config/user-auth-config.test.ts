@@ -25,6 +25,12 @@ const messages = (text: string): string[] => {
 };
 
 describe('userAuth config', () => {
+  it('takes verifyConsentUser: false, and refuses a value that is not a boolean', () => {
+    const yaml = (v: string) => `${IDENTITY}userAuth: { publicUrl: "https://gw.example.com", keys: ["${KEY}"], verifyConsentUser: ${v} }\nupstreams:\n  - name: gh\n    url: https://mcp.example.com/mcp\n    auth: { type: user }\n`;
+    expect(parseConfig(yaml('false'), FILE, {}).userAuth?.verifyConsentUser).toBe(false);
+    expect(messages(yaml('"no"'))).toEqual([expect.stringMatching(/^\/userAuth\/verifyConsentUser: /)]);
+  });
+
   it('defaults the store, the consent timeout and what callers without consent see', () => {
     const c = parseConfig(`${IDENTITY}userAuth: { publicUrl: "https://gw.example.com/", keys: ["${KEY}"] }
 upstreams:
@@ -32,7 +38,7 @@ upstreams:
     url: https://mcp.example.com/mcp
     auth: { type: user, clientId: gatehouse, clientSecret: s3cret, scope: "repo read:user" }
 `, FILE, {});
-    expect(c.userAuth).toEqual({ publicUrl: 'https://gw.example.com', keys: [KEY], store: { kind: 'memory' }, consentTimeoutMs: 600_000, withoutConsent: 'show' });
+    expect(c.userAuth).toEqual({ publicUrl: 'https://gw.example.com', keys: [KEY], store: { kind: 'memory' }, consentTimeoutMs: 600_000, withoutConsent: 'show', verifyConsentUser: true });
     const u = c.upstreams[0];
     expect(u?.kind === 'http' && u.userAuth).toEqual({ type: 'user', client: { id: 'gatehouse', secret: 's3cret', auth: 'client_secret_basic' }, scope: 'repo read:user', resource: undefined });
   });
