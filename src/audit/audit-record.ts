@@ -48,6 +48,8 @@ export interface RequestAuditRecord {
   upstreamMs?: number;
   durationMs: number;
   responseBytes?: number;
+  /** The result went to the client as the upstream's bytes, unread (README, Performance: big results). */
+  relayed?: true;
 }
 
 export interface EventAuditRecord {

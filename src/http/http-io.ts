@@ -9,6 +9,7 @@ import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
 import { onClientGone } from './client-gone.ts';
 import { SseStream } from '../transport/sse-stream.ts';
+import { RelayReply } from '../transport/client-relay.ts';
 
 /** Header access by name; `Headers` fits it too. */
 export interface HeaderReader {
@@ -42,7 +43,8 @@ export interface TextReply {
   parts?: readonly string[];
 }
 
-export type HttpReply = TextReply | SseStream;
+/** RelayReply: a big result relayed as the upstream sends it (transport/client-relay.ts). */
+export type HttpReply = TextReply | SseStream | RelayReply;
 
 /** One per request, so its methods live on the prototype; only `header` is an own closure,
  * because callers pass it around unbound as a HeaderLookup. */
@@ -170,7 +172,7 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Resul
 }
 
 export function writeReply(res: ServerResponse, reply: HttpReply): void {
-  if (reply instanceof SseStream) {
+  if (reply instanceof SseStream || reply instanceof RelayReply) {
     reply.attach(res);
     return;
   }

@@ -13,6 +13,7 @@
 // per-principal one after it, since it needs to know who is asking.
 import type { Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
+import { RelayReply } from '../transport/client-relay.ts';
 import { SseStream } from '../transport/sse-stream.ts';
 import type { Layer } from './compose.ts';
 import type { ConnectionCap } from './connection-cap.ts';
@@ -44,7 +45,7 @@ export function connectionCapLayer(cap: ConnectionCap): Layer {
 function holding(req: HttpRequest, release: () => void, answer: Promise<HttpReply>): Promise<HttpReply> {
   return answer.then(
     (reply) => {
-      if (reply instanceof SseStream && !reply.lasting) req.onDone(release);
+      if ((reply instanceof SseStream && !reply.lasting) || reply instanceof RelayReply) req.onDone(release);
       else release();
       return reply;
     },

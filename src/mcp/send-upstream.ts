@@ -6,6 +6,7 @@
 // Each send first takes a place at its upstream's concurrency gate (limits/concurrency-gate.ts):
 // a call that gets none is answered over_capacity and never sent.
 import type { Call, Reply } from '../protocol/call.ts';
+import type { ResultRelay } from '../protocol/result-relay.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { outcomeOf } from '../http/observer.ts';
@@ -52,19 +53,19 @@ function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: 
   return err({ kind: 'upstream_answer_too_deep', upstream: upstream.name, limit });
 }
 
-async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
+async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay?: ResultRelay): Promise<{ reply: Reply; ms: number }> {
   // Synchronous when there is a place: no promise on the common path.
   const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.signal);
   const place = entry instanceof Promise ? await entry : entry;
   if (place && !place.ok) return { reply: place, ms: 0 };
   try {
-    return await sendTraced(deps, call, upstream, params, paramHeaders);
+    return await sendTraced(deps, call, upstream, params, paramHeaders, relay);
   } finally {
     place?.value();
   }
 }
 
-async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined): Promise<{ reply: Reply; ms: number }> {
+async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay: ResultRelay | undefined): Promise<{ reply: Reply; ms: number }> {
   // No valid context on the request span (tracing off and no client trace): an upstream
   // span would neither record nor propagate anything, so none is made.
   const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
@@ -94,6 +95,7 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
   if (call.channel) req.channel = call.channel;
   if (paramHeaders) req.paramHeaders = paramHeaders;
   if (trace) req.traceHeaders = definedFields(trace.headers);
+  if (relay) req.relay = relay;
   const started = performance.now();
   const reply = boundedDepth(deps, await upstream.request(req), upstream, call.method);
   const ms = performance.now() - started;
@@ -106,12 +108,14 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
   return { reply, ms };
 }
 
-export async function sendUpstream(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>): Promise<{ reply: Reply; ms: number }> {
+/** `relay`: the call's result may be relayed unread (mcp/relay-decision.ts); never across the
+ * input bridges, which read what the upstream answers. */
+export async function sendUpstream(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders?: Record<string, string>, relay?: ResultRelay): Promise<{ reply: Reply; ms: number }> {
   if (deps.suspended && bridgesInput(call, upstream)) {
     const bridged = await sendWithInputBridge(deps.suspended, call, upstream, params, (c, p) => sendOnce(deps, c, upstream, p, paramHeaders));
     return bridged.reply.ok ? bridged : { reply: answerConsent(call, bridged.reply), ms: bridged.ms };
   }
-  const sent = await sendOnce(deps, call, upstream, params, paramHeaders);
+  const sent = await sendOnce(deps, call, upstream, params, paramHeaders, relay);
   // A per-user upstream the caller has not connected: answered as the client can act on it.
   const first = sent.reply.ok ? sent : { reply: answerConsent(call, sent.reply), ms: sent.ms };
   if (call.era !== 'legacy' || !first.reply.ok || first.reply.value.resultType !== 'input_required') return first;

@@ -23,6 +23,7 @@ import type { ShapingRecord } from '../result-shaping/shape-result.ts';
 import { isJsonObject } from '../protocol/message.ts';
 import { sendUpstream, type SendDeps } from './send-upstream.ts';
 import { credentialKind, type CredentialKind } from '../upstream/credential-kind.ts';
+import { relayFor, type RelayContext } from './relay-decision.ts';
 
 /** What a resolver found: the target as policy sees it, and how to reach and answer it. */
 export interface Resolved {
@@ -52,6 +53,9 @@ export interface Resolved {
   /** Mcp-Param-* headers for the upstream, from its own schema. */
   upstreamHeaders?: () => Result<Record<string, string>, GatewayError>;
   rewrite?: (reply: Reply) => Reply;
+  /** false: `rewrite` does not read a result (no output validation, no output note), so it may
+   * be relayed unread (relay-decision.ts); unset: it does. */
+  readsResult?: boolean;
   /** Resolves again after the upstream refused the gateway's Mcp-* headers (its schema
    * changed under us: MCP 2026-07-28, custom headers from tool parameters). */
   refresh?: () => Promise<Resolved | undefined>;
@@ -64,6 +68,8 @@ export interface SequenceDeps extends SendDeps {
   approvals?: ApprovalDeps;
   /** Unset: tool results pass as the upstream sent them. */
   shaper?: ResultShaper;
+  /** The audit trail records this tool's result; unset: no result is recorded. */
+  auditReadsResult?: (name: string) => boolean;
 }
 
 const HIDDEN = Object.freeze({ effect: 'hidden' as const, ruleId: 'visibility', reason: 'not visible to the caller' });
@@ -76,6 +82,7 @@ function recorded(d: Decision): { effect: RecordedEffect; ruleId: string; reason
 
 export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: (call: Call) => Promise<Result<Resolved, GatewayError>>) => Promise<Handled> {
   const { enforcer, logger } = deps;
+  const relayContext: RelayContext = { shaping: deps.shaper !== undefined, auditReadsResult: deps.auditReadsResult ?? (() => false) };
 
   /** After an approved call, an upstream's own input_required keeps the approval for its
    * retries; our sealed state wraps the upstream's. */
@@ -142,7 +149,8 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       const headers = res.upstreamHeaders?.();
       if (headers && !headers.ok) return headers;
       credential = credentialKind(res.upstream.config);
-      const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value);
+      const relay = relayFor(call, { name: res.target.name, readsResult: res.readsResult }, step !== undefined, relayContext);
+    const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value, relay);
       upstreamMs += sent.ms;
       const reply = keepApproval(call, step, sent.reply, t, ruleId);
       return res.rewrite ? res.rewrite(reply) : reply;

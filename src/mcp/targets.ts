@@ -16,6 +16,7 @@ import { unknownError, type CallTarget } from '../policy/enforcer.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { createTargetSequence, type Resolved, type SequenceDeps } from './target-sequence.ts';
+import { createAuditBodies } from '../audit/audit-body.ts';
 import { completionContext, filledArguments, namedArgumentProblem, refusedArgument, upstreamArguments, withOutputNote } from '../overlays/overlay-arguments.ts';
 
 export type Handler = (call: Call) => Promise<Handled>;
@@ -43,7 +44,9 @@ export type TargetMethods = Record<TargetMethod, Handler> & { toolForGateway: Ha
 
 export function createTargetMethods(deps: TargetDeps): TargetMethods {
   const { catalog, validator, logger, config } = deps;
-  const run = createTargetSequence(deps);
+  // Which results the audit trail records (audit.record.results, audit.rules): those are read whole.
+  const audited = config.audit.enabled ? createAuditBodies(config.audit) : undefined;
+  const run = createTargetSequence(audited ? { ...deps, auditReadsResult: (name) => audited.modes(name).results !== 'none' } : deps);
 
   /** A schema the gateway cannot compile leaves its calls to the upstream to judge: said once per schema. */
   const uncheckedReported = new WeakSet<object>();
@@ -111,6 +114,7 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
         return h.ok ? ok(h.value) : err({ kind: 'invalid_params', message: h.error });
       },
       rewrite: (reply: Reply) => (reply.ok ? ok(withOutputNote(validateOutput(f.item, name, reply.value), f.overlay?.overlay.kind === 'tools' ? f.overlay.overlay.outputNote : undefined)) : reply),
+      readsResult: (config.validation.outputs !== 'off' && isJsonObject(f.item.outputSchema)) || (f.overlay?.overlay.kind === 'tools' && f.overlay.overlay.outputNote !== undefined),
       refresh: async () => {
         catalog.invalidate(f.upstream.name, 'tools');
         const fresh = await catalog.resolve('tools', name, call.authContext);

@@ -12,6 +12,7 @@ import type { Result } from './result.ts';
 import type { ShapingRecord } from '../result-shaping/shape-result.ts';
 import type { ClientAsk } from './client-ask.ts';
 import type { ClientChannel } from './client-channel.ts';
+import type { ResultRelay } from './result-relay.ts';
 
 export interface Call {
   readonly era: Era;
@@ -46,6 +47,9 @@ export interface Call {
   /** Legacy sessions: the way to the client outside this call, its GET stream, for an
    * upstream session that serves this client alone (`session: perClient`). */
   readonly channel?: ClientChannel;
+  /** The client's reply can take a big tools/call result as the upstream's bytes; used only
+   * when nothing in the gateway reads the result (mcp/relay-decision.ts). */
+  readonly relay?: ResultRelay;
 }
 
 /** What a method answers: a result, or a gateway error that the era's rules map once. */
@@ -89,6 +93,8 @@ export interface CallRecord {
   readonly filledArguments?: Readonly<Record<string, 'fixed' | 'default'>>;
   /** What result shaping did to a tools/call result. */
   readonly shaping?: ShapingRecord;
+  /** The result went to the client as the upstream's bytes, unread (protocol/result-relay.ts). */
+  readonly relayed?: boolean;
 }
 
 /** A method's answer with the record of how it was reached. */

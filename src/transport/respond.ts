@@ -23,6 +23,7 @@ import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
 import type { ReplayBuffers } from './sse-replay.ts';
+import { ClientRelay, type RelayHost } from './client-relay.ts';
 
 /** What a primed stream asks a client to wait before it reconnects, when the upstream said nothing (ms). */
 const DEFAULT_RETRY_MS = 1000;
@@ -119,6 +120,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
   if (opts.asker) full.ask = exchange.asker(opts.asker, call.clientCapabilities);
   if (opts.channel) full.channel = opts.channel;
   if (opts.replay) full.primeStream = exchange.prime;
+  if (call.method === 'tools/call') full.relay = exchange.offerRelay(call.id);
   if (observation) {
     full.requestId = observation.requestId;
     full.span = observation.span;
@@ -136,6 +138,8 @@ class Exchange {
   private sse: SseStream | undefined;
   private primeTimer: NodeJS.Timeout | undefined;
   private primeRetryMs: number | undefined;
+  /** A big result may be relayed into this reply (client-relay.ts). */
+  private relay: ClientRelay | undefined;
 
   constructor(private readonly opts: DispatchOptions) {
     this.response = new Promise<HttpReply>((r) => {
@@ -144,6 +148,21 @@ class Exchange {
     this.notify = (n) => {
       if (relaysToClient(n, opts.era, opts.logLevel)) this.stream().send(n as unknown as JsonObject);
     };
+  }
+
+  offerRelay(id: RequestId): ClientRelay {
+    const opts = this.opts;
+    const host: RelayHost = {
+      era: opts.era,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+      sse: () => this.sse,
+      claim: (reply) => {
+        this.cancelPrime();
+        if (reply) this.settle(reply);
+      },
+      cancelled: () => opts.signal.aborted,
+    };
+    return (this.relay = new ClientRelay(host, id));
   }
 
   private stream(): SseStream {
@@ -206,6 +225,7 @@ class Exchange {
     const id = call.id;
     const { status, error } = mapError(INTERNAL_FAILURE, true);
     this.cancelPrime();
+    if (this.relay !== undefined && this.relay.state !== 'unused') this.relay.fail();
     if (this.sse) this.sse.close();
     else this.settle({ status, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, error }) });
     this.opts.onDone?.();
@@ -232,6 +252,11 @@ class Exchange {
     this.cancelPrime();
     const observer = opts.observer;
     const observation = opts.observation;
+    if (this.relay !== undefined && this.relay.state !== 'unused') {
+      await this.relay.finish(full, reply, record, opts.logger, observer, observation);
+      opts.onDone?.();
+      return;
+    }
     if (opts.signal.aborted) {
       // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
       // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD

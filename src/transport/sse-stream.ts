@@ -129,6 +129,16 @@ export class SseStream {
     else res.write('\n\n');
   }
 
+  /** Hands the response to a relayed result (client-relay.ts), which writes one event's data
+   * and its end; the stream is closed after it. Not before the stream is attached, nor with a
+   * replay log, which keeps every event whole. */
+  relayInto(): ServerResponse | undefined {
+    const res = this.#res;
+    if (res === undefined || this.#closed || this.#opts.replay !== undefined) return undefined;
+    this.#write('event: message\ndata: ');
+    return this.#closed ? undefined : res;
+  }
+
   /** The priming event (an id and empty data) and how long a client waits before it reconnects. */
   prime(retryMs: number): void {
     const replay = this.#opts.replay;

@@ -7,6 +7,7 @@ import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { LimitName } from '../telemetry/limit-names.ts';
+import type { ResultRelay } from '../protocol/result-relay.ts';
 import type { ClientAsk } from '../protocol/client-ask.ts';
 import type { ClientChannel } from '../protocol/client-channel.ts';
 
@@ -37,6 +38,10 @@ export interface UpstreamRequest {
   /** The calling 2025-11-25 client's way outside the call (its GET stream): a per-client
    * upstream (`session: perClient`) keeps one upstream session per channel. */
   channel?: ClientChannel;
+  /** The client's reply may take a big result as the upstream's bytes (protocol/result-relay.ts):
+   * offered only when nothing in the gateway reads this call's result. An upstream that cannot
+   * relay, or one of another era than the client, ignores it. */
+  relay?: ResultRelay;
 }
 
 export type UpstreamState = 'starting' | 'up' | 'down';

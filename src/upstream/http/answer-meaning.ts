@@ -9,12 +9,15 @@ import { isErrorResponse } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { reasonOf } from './failure-text.ts';
+import { RELAYED_RESULT } from '../../protocol/result-relay.ts';
 
 export interface AnswerContext {
   upstream: string;
   timeoutMs: number;
   /** The request went in a 2025-11-25 session: a 404 then means the session was forgotten. */
   inSession: boolean;
+  /** limits.maxJsonDepth, named when a relayed answer nests deeper. */
+  maxJsonDepth: number;
 }
 
 export function answerMeaning(outcome: ExchangeOutcome, c: AnswerContext): Result<JsonObject, GatewayError> | undefined {
@@ -32,6 +35,14 @@ export function answerMeaning(outcome: ExchangeOutcome, c: AnswerContext): Resul
       return err({ kind: 'upstream_timeout', upstream, timeoutMs: c.timeoutMs });
     case 'aborted':
       return err({ kind: 'upstream_unavailable', upstream, reason: reasonOf(outcome) });
+    case 'relayed': // The client has the result's bytes (relayed-body.ts); nothing reads this value.
+      return ok(RELAYED_RESULT);
+    case 'invalid_answer':
+    case 'relay_broken': {
+      const when = outcome.kind === 'relay_broken' ? 'after the gateway began relaying it' : 'before anything was relayed';
+      if (outcome.tooDeep) return err({ kind: 'upstream_answer_too_deep', upstream, limit: c.maxJsonDepth });
+      return err({ kind: 'upstream_unavailable', upstream, reason: `its answer was refused ${when}: ${outcome.reason}` });
+    }
     case 'over_budget': // The answers in flight hold the whole memory budget: not this upstream's fault.
       return err({ kind: 'over_capacity', limit: 'maxInflightAnswerBytes', message: `Upstream "${upstream}": ${reasonOf(outcome)}; try again shortly`, retryAfterMs: ANSWER_BUDGET_RETRY_MS });
     default:

@@ -16,46 +16,15 @@
 // basic/transports (resumability and redelivery)), at most MAX_RESUMES times, within the
 // exchange's own timeout.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Dispatcher, Pool } from 'undici';
-import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../protocol/message.ts';
+import type { Dispatcher } from 'undici';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../../protocol/message.ts';
+import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from '../wire-message.ts';
-import type { AnswerBudget, AnswerMeter } from '../../limits/answer-budget.ts';
+import type { AnswerMeter } from '../../limits/answer-budget.ts';
+import { RelayedBody, type BodyFailure } from './relayed-body.ts';
 
-export interface ExchangeInput {
-  pool: Pool;
-  path: string;
-  /** Not modified; may be shared between calls. */
-  headers: Readonly<Record<string, string>>;
-  body: JsonObject;
-  /** The caller going away (client disconnect = cancel, MCP 2026-07-28, basic/patterns/cancellation). */
-  signal?: AbortSignal;
-  /** Hard limit until the response; unset: none. */
-  timeoutMs?: number;
-  /** Largest JSON body (bytes) or SSE event (characters); unset: MAX_EVENT_LENGTH. */
-  maxAnswerBytes?: number;
-  onNotification?: (n: JsonRpcNotification) => void;
-  onServerRequest?: (r: JsonRpcRequest) => void;
-  /** A 2025-11-25 exchange: a stream closed early may be resumed with GET + Last-Event-ID. */
-  resumable?: boolean;
-  /** The upstream primed its stream for resumption (an event with an id and no data), once. */
-  onPrimed?: (retryMs: number | undefined) => void;
-  /** Shared by every exchange in flight: the bytes an answer holds while it is read. */
-  budget?: AnswerBudget;
-}
-
-export type ExchangeOutcome =
-  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; message: JsonRpcResponse }
-  | { kind: 'accepted'; status: number; headers: IncomingHttpHeaders }
-  | { kind: 'http_error'; status: number; headers: IncomingHttpHeaders; bodyText: string; message?: JsonRpcResponse }
-  /** `responded`: a status line had arrived (the stream broke later), so the upstream saw the request. */
-  | { kind: 'network_error'; error: Error; responded: boolean }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' }
-  /** One SSE event or the JSON body went over `limit` (characters of an event, bytes of a body). */
-  | { kind: 'too_large'; limit: number }
-  /** The answers in flight together hold all of limits.maxInflightAnswerBytes (`limit`). */
-  | { kind: 'over_budget'; limit: number };
+export type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 
 const MAX_ERROR_BODY = 64 * 1024;
 const DRAIN_TIMEOUT_MS = 5000;
@@ -67,7 +36,7 @@ const DEFAULT_RETRY_MS = 1000;
 /** Longest `retry` honoured (ms); a longer one is shortened to this. */
 const MAX_RETRY_MS = 10_000;
 
-type Reading = 'headers' | 'accepted' | 'json' | 'error' | 'sse' | 'drain';
+type Reading = 'headers' | 'accepted' | 'json' | 'relay' | 'error' | 'sse' | 'drain';
 
 export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
   // A caller already gone: send nothing.
@@ -93,6 +62,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private texts: string[] | undefined;
   private size = 0;
   private sse: SseParser | undefined;
+  private body: RelayedBody | undefined;
   private decoder: TextDecoder | undefined;
   private timer: NodeJS.Timeout | undefined;
   private resumes = 0;
@@ -137,7 +107,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.reading = 'sse';
       this.decoder = new TextDecoder();
       this.sse = new SseParser((data) => this.onEvent(data), this.maxAnswer);
-    } else this.reading = 'json';
+    } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0) this.startRelay(this.input.relay, headers);
+    else this.reading = 'json';
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -146,6 +117,17 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
         if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(this.maxAnswer);
         return;
+      case 'relay': {
+        const body = this.body!;
+        if (this.meter && !body.committed && !this.meter.charge(chunk.length)) return this.overBudget();
+        this.size += chunk.length;
+        if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
+        const step = body.push(chunk);
+        // Relayed bytes are the client's socket's to hold, not the answer budget's.
+        if (body.committed) this.meter?.release();
+        if (step.kind !== 'more') this.relayStopped(step);
+        return;
+      }
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
@@ -186,6 +168,14 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         if (this.settled) return this.settle(undefined);
         if (this.input.resumable && this.lastEventId !== undefined && this.resumes < MAX_RESUMES) return this.resume(this.lastEventId);
         return this.settle({ kind: 'network_error', error: new Error('stream closed before the response arrived'), responded: true });
+      case 'relay': {
+        const end = this.body!.end();
+        if (end.kind === 'relayed') return this.settle(end);
+        if (end.kind !== 'held') return this.relayStopped(end);
+        this.chunks = end.chunks;
+        this.reading = 'json';
+        return this.settleBody();
+      }
       case 'json':
       case 'error':
         return this.settleBody();
@@ -221,6 +211,26 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     } catch (e) {
       this.stop({ kind: 'network_error', error: e as Error, responded: true }, e);
     }
+  }
+
+  private startRelay(relay: NonNullable<ExchangeInput['relay']>, headers: IncomingHttpHeaders): void {
+    const length = Number(headerString(headers['content-length']) || Number.NaN);
+    const controller = (): Dispatcher.DispatchController | undefined => this.controller;
+    this.reading = 'relay';
+    this.body = new RelayedBody({
+      relay: relay.relay,
+      id: this.id!,
+      maxJsonDepth: relay.maxJsonDepth,
+      length: Number.isFinite(length) ? length : undefined,
+      pause: () => controller()?.pause(),
+      resume: () => controller()?.resume(),
+      abandon: () => this.stop({ kind: 'aborted' }, new DOMException('client gone during the relay', 'AbortError')),
+    });
+  }
+
+  private relayStopped(step: BodyFailure): void {
+    this.reading = 'drain';
+    this.stop({ kind: step.kind === 'invalid' ? 'invalid_answer' : 'relay_broken', reason: step.reason, tooDeep: step.tooDeep }, new Error('upstream answer refused'));
   }
 
   /** Asks for the rest of the stream after the upstream's retry interval. */
@@ -289,6 +299,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     clearTimeout(this.resumeTimer);
     this.resumeTimer = undefined;
     if (this.settled || outcome === undefined) return;
+    // Ended some other way once bytes of a relay were sent: the client's reply is broken.
+    if (outcome.kind !== 'relayed') this.body?.breakOff();
     this.settled = true;
     this.input.signal?.removeEventListener('abort', this.onAbort);
     this.resolve(outcome);

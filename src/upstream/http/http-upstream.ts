@@ -129,6 +129,10 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
           return o.message && isErrorResponse(o.message) ? { kind: 'response', message: o.message } : { kind: 'no_response', why: `HTTP ${o.status}` };
         case 'accepted':
           return { kind: 'no_response', why: `HTTP ${o.status}` };
+        case 'relayed': // never asked for by a probe
+        case 'invalid_answer':
+        case 'relay_broken':
+          return { kind: 'no_response', why: 'answer not understood' };
         default:
           return { kind: 'failure', failure: o };
       }
@@ -252,6 +256,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
       resumable: era === 'legacy',
+      // Only a client of the upstream's own era: a result bridged between eras is reshaped whole.
+      ...(req.relay !== undefined && req.relay.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}),
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
@@ -262,7 +268,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private toResult(outcome: ExchangeOutcome, inSession: boolean): Result<JsonObject, GatewayError> {
-    const meant = answerMeaning(outcome, { upstream: this.name, timeoutMs: this.config.timeoutMs, inSession });
+    const meant = answerMeaning(outcome, { upstream: this.name, timeoutMs: this.config.timeoutMs, inSession, maxJsonDepth: this.config.limits.maxJsonDepth });
     if (meant) return meant;
     if (outcome.kind === 'too_large') {
       this.logger.warn('upstream answer too large, dropped', { limit: outcome.limit });
