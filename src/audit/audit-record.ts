@@ -48,7 +48,7 @@ export interface RequestAuditRecord {
   upstreamMs?: number;
   durationMs: number;
   responseBytes?: number;
-  /** The result went to the client as the upstream's bytes, unread (README, Performance: big results). */
+  /** The result went to the client as the upstream's bytes, unread (README, Big results relayed as they come). */
   relayed?: true;
 }
 

@@ -1,5 +1,5 @@
 // A result relayed to the client as the upstream's bytes, not parsed and serialised again
-// (README, Performance: big results). The transport offers a ResultRelay on a call; the target
+// (README, Big results relayed as they come). The transport offers a ResultRelay on a call; the target
 // sequence passes it on to the upstream only when nothing in the gateway reads that call's
 // result (mcp/relay-decision.ts); an HTTP upstream then opens it once it knows the answer is a
 // big result of the client's own era, and writes the result's bytes through it as they come,

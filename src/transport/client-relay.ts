@@ -7,7 +7,7 @@
 // trail could not record never reaches the client whole. When the relay breaks off after bytes
 // were sent (an invalid or too large answer, a lost upstream, a timeout), the client's
 // connection is closed: it gets an incomplete body it cannot mistake for a result, and the
-// audit record says what went wrong (README, Performance: big results).
+// audit record says what went wrong (README, Big results relayed as they come).
 //
 // Backpressure: write() says false while the response holds more than its high-water mark,
 // and the upstream is paused until 'drain'. Nothing is queued beyond what arrives between

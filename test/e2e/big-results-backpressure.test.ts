@@ -1,4 +1,4 @@
-// A client that stops reading a relayed big result (README, Big results): the gateway, a real
+// A client that stops reading a relayed big result (README, Big results relayed as they come): the gateway, a real
 // `gatehouse serve` process, pauses its upstream instead of taking the result in, so its peak
 // RSS grows by far less than the result and only what the client's socket took is written;
 // when the upstream's timeout ends the call, the record says so. The peak is the process's own

@@ -1,4 +1,4 @@
-// A relayed big result from an upstream that answers badly (README, Big results): refused
+// A relayed big result from an upstream that answers badly (README, Big results relayed as they come): refused
 // before a byte reached the client, it is a clean JSON-RPC error; refused after, the client's
 // connection is closed mid-body (it cannot mistake what it got for a result); either way the
 // call leaves an audit record. And calls whose result the gateway must read are still checked.

@@ -1,4 +1,4 @@
-// Big results relayed as the upstream's bytes (README, Big results): real SDK servers of both
+// Big results relayed as the upstream's bytes (README, Big results relayed as they come): real SDK servers of both
 // eras on 127.0.0.1, the real gateway, raw HTTP clients that read the bytes they get. A relayed
 // reply is chunked (no Content-Length: the gateway does not know the length before the last
 // byte) and its audit record says `relayed`; the buffered path answers with a Content-Length.
