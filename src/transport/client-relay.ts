@@ -155,6 +155,11 @@ export class ClientRelay implements ResultRelay, RelaySink {
     this.#close();
   }
 
+  /** A failure in the gateway after the relay began: the reply cannot be completed. */
+  cut(): void {
+    this.#close();
+  }
+
   /** The reply cannot be completed: the client is cut off rather than sent half a result. */
   #close(): void {
     this.state = 'failed';

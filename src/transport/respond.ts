@@ -225,8 +225,8 @@ class Exchange {
     const id = call.id;
     const { status, error } = mapError(INTERNAL_FAILURE, true);
     this.cancelPrime();
-    if (this.relay !== undefined && this.relay.state !== 'unused') this.relay.fail();
-    if (this.sse) this.sse.close();
+    if (this.relay !== undefined && this.relay.state !== 'unused') this.relay.cut();
+    else if (this.sse) this.sse.close();
     else this.settle({ status, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, error }) });
     this.opts.onDone?.();
   }

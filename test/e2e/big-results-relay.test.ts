@@ -10,14 +10,15 @@ import { GATEWAY_SERVER_INFO } from '../../src/protocol/implementation.ts';
 
 const MB = 1_000_000;
 let gw: TestGateway;
-let up: { modern: BigResultUpstream; legacy: BigResultUpstream };
+let up: { modern: BigResultUpstream; legacy: BigResultUpstream; legacySse: BigResultUpstream };
 
 useGatewayBed({
-  upstream: () => startAll({ modern: startBigResultUpstream('modern'), legacy: startBigResultUpstream('legacy') }),
+  upstream: () => startAll({ modern: startBigResultUpstream('modern'), legacy: startBigResultUpstream('legacy'), legacySse: startBigResultUpstream('legacy', { json: false }) }),
   config: (u) => `
 upstreams:
   - { name: modern, url: "${u.modern.url}" }
   - { name: legacy, url: "${u.legacy.url}" }
+  - { name: sse, url: "${u.legacySse.url}" }
 validation: { outputs: block }
 audit:
   record: { results: none }
@@ -43,8 +44,9 @@ interface Got {
   body: Buffer;
 }
 
-async function call(era: 'modern' | 'legacy', id: string, name: string, args: Record<string, unknown>): Promise<Got> {
-  const body = era === 'modern' ? modernBody(id, 'tools/call', { name, arguments: args }) : { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+async function call(era: 'modern' | 'legacy', id: string, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<Got> {
+  const params = { name, arguments: args, ...(meta ? { _meta: meta } : {}) };
+  const body = era === 'modern' ? modernBody(id, 'tools/call', params) : { jsonrpc: '2.0', id, method: 'tools/call', params };
   const headers = era === 'modern' ? modernHeaders('tools/call', name) : await legacySession();
   const res = await fetch(gw.url, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
@@ -91,6 +93,34 @@ describe('a big result nothing in the gateway reads', () => {
       const message = JSON.parse(got.body.toString('utf8'));
       expect(message).toMatchObject({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': GATEWAY_SERVER_INFO } } });
       await expect.poll(() => recordOf(id)).toMatchObject({ outcome: 'ok', relayed: true, responseBytes: got.body.length });
+    }
+  });
+
+  it('goes from the last event of an SSE answer into a JSON reply, byte for byte', async () => {
+    for (const [tool, bytes] of [['text', MB], ['image', 20 * MB]] as const) {
+      const id = `sse-${tool}-${bytes}`;
+      const got = await call('legacy', id, `sse__${tool}`, { bytes });
+      expect(got.headers.get('content-length')).toBeNull();
+      expect(got.headers.get('content-type')).toMatch(/^application\/json/);
+      const answer = up.legacySse.lastAnswer().toString('utf8');
+      // The upstream's event: `event: message`, `id: …`, `data: {"result":…,"jsonrpc":"2.0","id":N}`.
+      const data = Buffer.from(answer.slice(answer.indexOf('data: ') + 6, answer.lastIndexOf('\n\n')));
+      const expected = Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), resultBytes(data), Buffer.from('}')]);
+      expect(got.body.equals(expected)).toBe(true);
+      await expect.poll(() => recordOf(id)).toMatchObject({ outcome: 'ok', relayed: true, responseBytes: got.body.length });
+    }
+  });
+
+  it('goes into an SSE reply after the notifications that came first, as one event', async () => {
+    for (const [era, name] of [['legacy', 'sse__progressed'], ['modern', 'modern__progressed']] as const) {
+      const id = `progressed-${era}`;
+      const got = await call(era, id, name, { bytes: 2 * MB }, { progressToken: `p-${era}` });
+      expect(got.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events = got.body.toString('utf8').split('\n\n').filter((e) => e.includes('data: '));
+      const messages = events.map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)));
+      expect(messages.map((m) => m.method ?? m.id)).toEqual(['notifications/progress', id]);
+      expect(messages[1].result.content[0].text).toBe(bigText(2 * MB));
+      await expect.poll(() => recordOf(id)).toMatchObject({ outcome: 'ok', relayed: true });
     }
   });
 

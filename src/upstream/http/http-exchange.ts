@@ -1,9 +1,11 @@
-// One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read
-// either one JSON body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)). Notifications on the stream are
-// handed over as they arrive; requests the upstream starts on the stream (legacy era only)
-// are answered through `onServerRequest`. Nothing is buffered beyond one SSE event or one
-// JSON body, and neither beyond `maxAnswerBytes` (limits.maxUpstreamAnswerBytes; characters
-// of an SSE event): a larger answer ends the exchange as `too_large`.
+// One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read either
+// one JSON body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)).
+// Notifications on the stream are handed over as they arrive; requests the upstream starts on
+// the stream (legacy era only) are answered through `onServerRequest`. Nothing is buffered
+// beyond one SSE event or one JSON body, and neither beyond `maxAnswerBytes`
+// (limits.maxUpstreamAnswerBytes; characters of an SSE event): a larger answer ends the exchange
+// as `too_large`. A big result the caller may relay goes to its client as it comes instead
+// (`relay`: relayed-body.ts for a JSON body, sse-relay-tap.ts for a stream).
 //
 // Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
@@ -22,7 +24,10 @@ import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from '../wire-message.ts';
 import type { AnswerMeter } from '../../limits/answer-budget.ts';
-import { RelayedBody, type BodyFailure } from './relayed-body.ts';
+import { RelayedBody } from './relayed-body.ts';
+import { SseRelayTap, type TapStep } from './sse-relay-tap.ts';
+import { BodyText } from './body-text.ts';
+import { headerString } from './request-headers.ts';
 
 export type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 
@@ -31,9 +36,8 @@ const DRAIN_TIMEOUT_MS = 5000;
 const EVENT_STREAM = /^text\/event-stream/i;
 /** Resumptions of one exchange at most: a server that keeps closing streams gets no more. */
 export const MAX_RESUMES = 3;
-/** Wait before resuming when the upstream gave no `retry` (ms). */
+/** Wait before resuming when the upstream gave no `retry`, and the longest `retry` honoured (ms). */
 const DEFAULT_RETRY_MS = 1000;
-/** Longest `retry` honoured (ms); a longer one is shortened to this. */
 const MAX_RETRY_MS = 10_000;
 
 type Reading = 'headers' | 'accepted' | 'json' | 'relay' | 'error' | 'sse' | 'drain';
@@ -57,12 +61,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private reading: Reading = 'headers';
   private status = 0;
   private headers: IncomingHttpHeaders = {};
-  private chunks: Buffer[] = [];
-  /** A JSON body of more than one chunk, decoded as it arrives (onResponseData). */
-  private texts: string[] | undefined;
+  private readonly text = new BodyText();
   private size = 0;
   private sse: SseParser | undefined;
+  /** A relayed JSON body, or the tap before the SSE parser (relayed-body.ts, sse-relay-tap.ts). */
   private body: RelayedBody | undefined;
+  private tap: SseRelayTap | undefined;
   private decoder: TextDecoder | undefined;
   private timer: NodeJS.Timeout | undefined;
   private resumes = 0;
@@ -86,9 +90,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.meter = input.budget?.meter();
     const { signal, timeoutMs } = input;
     signal?.addEventListener('abort', this.onAbort, { once: true });
-    if (timeoutMs !== undefined) {
-      this.timer = setTimeout(() => this.stop({ kind: 'timeout' }, new DOMException('upstream timeout', 'TimeoutError')), timeoutMs);
-    }
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.stop({ kind: 'timeout' }, new DOMException('upstream timeout', 'TimeoutError')), timeoutMs);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -107,43 +109,31 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.reading = 'sse';
       this.decoder = new TextDecoder();
       this.sse = new SseParser((data) => this.onEvent(data), this.maxAnswer);
-    } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0) this.startRelay(this.input.relay, headers);
-    else this.reading = 'json';
+      if (this.input.relay && this.id !== undefined) this.tap = new SseRelayTap((b) => this.toParser(b), () => this.newBody(undefined), this.maxAnswer);
+    } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0) {
+      this.reading = 'relay';
+      this.body = this.newBody(Number(headerString(headers['content-length']) || Number.NaN));
+    } else this.reading = 'json';
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
     switch (this.reading) {
       case 'sse':
-        if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
+        if (this.meter && this.tap?.committed !== true && !this.meter.charge(chunk.length)) return this.overBudget();
+        if (this.tap) return this.tapped(this.tap.push(chunk));
         if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(this.maxAnswer);
         return;
-      case 'relay': {
-        const body = this.body!;
-        if (this.meter && !body.committed && !this.meter.charge(chunk.length)) return this.overBudget();
+      case 'relay':
+        if (this.meter && !this.body!.committed && !this.meter.charge(chunk.length)) return this.overBudget();
         this.size += chunk.length;
-        if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
-        const step = body.push(chunk);
-        // Relayed bytes are the client's socket's to hold, not the answer budget's.
-        if (body.committed) this.meter?.release();
-        if (step.kind !== 'more') this.relayStopped(step);
-        return;
-      }
+        return this.size > this.maxAnswer ? this.tooLarge(this.maxAnswer) : this.tapped(this.body!.push(chunk));
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
         if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
         this.size += chunk.length;
         if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
-        // The usual body is one chunk, decoded at the end. A longer JSON body is decoded as it
-        // comes, so that its buffers go at once: a Buffer.concat at the end would hold it three
-        // times (chunks, joined buffer, text) rather than twice (pieces and their join).
-        if (this.reading === 'json' && (this.texts !== undefined || this.chunks.length === 1)) {
-          this.decoder ??= new TextDecoder();
-          this.texts ??= [this.decoder.decode(this.chunks.pop()!, { stream: true })];
-          this.texts.push(this.decoder.decode(chunk, { stream: true }));
-          return;
-        }
-        this.chunks.push(chunk);
+        this.text.push(chunk, this.reading === 'json');
         return;
       default:
         return;
@@ -161,6 +151,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       case 'accepted':
         return this.settle({ kind: 'accepted', status: this.status, headers: this.headers });
       case 'sse':
+        if (this.tap) this.tapped(this.tap.end());
+        if (this.settled) return this.settle(undefined);
         this.sse!.push(this.decoder!.decode());
         this.sse!.end();
         this.lastEventId = this.sse!.lastEventId ?? this.lastEventId;
@@ -170,10 +162,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         return this.settle({ kind: 'network_error', error: new Error('stream closed before the response arrived'), responded: true });
       case 'relay': {
         const end = this.body!.end();
-        if (end.kind === 'relayed') return this.settle(end);
-        if (end.kind !== 'held') return this.relayStopped(end);
-        this.chunks = end.chunks;
-        this.reading = 'json';
+        if (end.kind !== 'held') return end.kind === 'relayed' ? this.settle(end) : this.tapped(end);
+        this.text.adopt(end.chunks);
         return this.settleBody();
       }
       case 'json':
@@ -213,24 +203,31 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  private startRelay(relay: NonNullable<ExchangeInput['relay']>, headers: IncomingHttpHeaders): void {
-    const length = Number(headerString(headers['content-length']) || Number.NaN);
-    const controller = (): Dispatcher.DispatchController | undefined => this.controller;
-    this.reading = 'relay';
-    this.body = new RelayedBody({
-      relay: relay.relay,
-      id: this.id!,
-      maxJsonDepth: relay.maxJsonDepth,
-      length: Number.isFinite(length) ? length : undefined,
-      pause: () => controller()?.pause(),
-      resume: () => controller()?.resume(),
-      abandon: () => this.stop({ kind: 'aborted' }, new DOMException('client gone during the relay', 'AbortError')),
-    });
+  private newBody(length: number | undefined): RelayedBody {
+    const { relay, maxJsonDepth } = this.input.relay!;
+    const stop = (): void => this.stop({ kind: 'aborted' }, new DOMException('client gone during the relay', 'AbortError'));
+    const known = length !== undefined && Number.isFinite(length) ? length : undefined;
+    return new RelayedBody({ relay, id: this.id!, maxJsonDepth, length: known, pause: () => this.controller?.pause(), resume: () => this.controller?.resume(), abandon: stop });
   }
 
-  private relayStopped(step: BodyFailure): void {
-    this.reading = 'drain';
-    this.stop({ kind: step.kind === 'invalid' ? 'invalid_answer' : 'relay_broken', reason: step.reason, tooDeep: step.tooDeep }, new Error('upstream answer refused'));
+  /** Lines of an SSE answer the tap does not relay: to the parser, as before. */
+  private toParser(bytes: Buffer): void {
+    if (this.reading === 'sse' && !this.sse!.push(decodeChunk(this.decoder!, bytes))) this.tooLarge(this.maxAnswer);
+  }
+
+  /** What a relay made of a chunk. Relayed bytes are the client's socket's to hold, not the answer budget's. */
+  private tapped(step: TapStep): void {
+    if (this.settled) return;
+    if (step.kind === 'more') {
+      if ((this.body ?? this.tap)?.committed) this.meter?.release();
+    } else if (step.kind === 'relayed') {
+      this.settle(step);
+      this.drain();
+    } else if (step.kind === 'too_large') this.tooLarge(this.maxAnswer);
+    else {
+      this.reading = 'drain';
+      this.stop({ kind: step.kind === 'invalid' ? 'invalid_answer' : 'relay_broken', reason: step.reason, tooDeep: step.tooDeep }, new Error('upstream answer refused'));
+    }
   }
 
   /** Asks for the rest of the stream after the upstream's retry interval. */
@@ -247,10 +244,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private settleBody(): void {
-    const texts = this.texts;
-    const text = texts ? texts.join('') + this.decoder!.decode() : (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)).toString('utf8');
-    this.chunks = [];
-    this.texts = undefined;
+    const text = this.text.take();
     const m = parseWireMessage(text);
     const { status, headers } = this;
     const bodyText = text.slice(0, MAX_ERROR_BODY);
@@ -266,8 +260,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   /** The answer will not fit: stop reading and close the connection (the rest is never read). */
   private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
-    this.chunks = [];
-    this.texts = undefined;
+    this.text.clear();
     this.sse = undefined;
     this.reading = 'drain';
     this.stop({ kind, limit }, new Error(`upstream answer over ${limit}`));
@@ -295,18 +288,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private settle(outcome: ExchangeOutcome | undefined): void {
     this.meter?.release();
     clearTimeout(this.timer);
-    this.timer = undefined;
     clearTimeout(this.resumeTimer);
-    this.resumeTimer = undefined;
+    this.timer = this.resumeTimer = undefined;
     if (this.settled || outcome === undefined) return;
     // Ended some other way once bytes of a relay were sent: the client's reply is broken.
-    if (outcome.kind !== 'relayed') this.body?.breakOff();
+    if (outcome.kind !== 'relayed') (this.body ?? this.tap)?.breakOff();
     this.settled = true;
     this.input.signal?.removeEventListener('abort', this.onAbort);
     this.resolve(outcome);
   }
-}
-
-export function headerString(v: string | string[] | undefined): string {
-  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
 }

@@ -15,10 +15,10 @@ import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
 import { encodeHeaderValue } from '../../headers/header-value.ts';
-import { headerString, type ExchangeOutcome } from './http-exchange.ts';
+import type { ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
-import { RequestHeaders } from './request-headers.ts';
+import { headerString, RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials, type UpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';

@@ -59,9 +59,16 @@ export class RelayedBody {
     return this.#sink !== undefined;
   }
 
-  /** Bytes held for the buffered path (what the answer budget is charged for). */
-  get heldBytes(): number {
-    return this.#sink === undefined ? this.#size : 0;
+  /** Bytes of the body so far. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Refused by the caller (an SSE event that broke the rules): as the scan would have been. */
+  failWith(reason: string): BodyFailure {
+    if (this.#sink === undefined) return { kind: 'invalid', reason, tooDeep: false };
+    this.#sink.fail();
+    return { kind: 'broken', reason, tooDeep: false };
   }
 
   push(chunk: Buffer): BodyStep {
