@@ -1,10 +1,11 @@
 // A streaming, validating scan of one upstream JSON-RPC response that lets its `result` go to
 // the client as the upstream's own bytes (protocol/result-relay.ts). On top of the grammar
 // (json-stream-scanner.ts: one JSON object, UTF-8, no deeper than limits.maxJsonDepth) it
-// checks, with keys and ids of bounded length, that its top-level `id`, `result`, `error` and `jsonrpc` appear once each, with a result or an
-// error but not both, and that the id is the request's. What it emits is the result's value
-// only: the transport writes the envelope with the client's own id around it, so the
-// upstream's id is never shown, and nothing else of the top level is passed on.
+// checks, with keys and ids of bounded length, that its top-level `id`, `result`, `error` and
+// `jsonrpc` appear once each, with a result or an error but not both, and that the id is the
+// request's (JSON-RPC 2.0, §5 Response object). What it emits is the result's value only: the
+// transport writes the envelope with the client's own id around it, so the upstream's id is
+// never shown, and nothing else of the top level is passed on.
 //
 // The result is shaped for the client's era on the way, as transport/era-result.ts does for a
 // parsed one: the members of the result object and of its `_meta` are re-punctuated by the
