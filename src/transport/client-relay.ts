@@ -23,10 +23,10 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { SseStream } from './sse-stream.ts';
 
 export interface RelayHost {
-  era: Era;
-  headers?: Readonly<Record<string, string>>;
+  readonly era: Era;
+  readonly headers: Readonly<Record<string, string>> | undefined;
   /** The call's reply, when it is an SSE stream already. */
-  sse(): SseStream | undefined;
+  currentStream(): SseStream | undefined;
   /** The reply is a relay from now on (a JSON one: `reply` is handed to the listener). */
   claim(reply: RelayReply | undefined): void;
   /** The call was cancelled: nothing more may be sent. */
@@ -64,12 +64,12 @@ export class ClientRelay implements ResultRelay, RelaySink {
   }
 
   get compact(): boolean {
-    return (this.#compact ??= this.host.sse() !== undefined);
+    return (this.#compact ??= this.host.currentStream() !== undefined);
   }
 
   open(): RelaySink | undefined {
     if (this.state !== 'unused' || this.host.cancelled()) return undefined;
-    const sse = this.host.sse();
+    const sse = this.host.currentStream();
     // The scan was set up for one kind of reply; it cannot change under it.
     if ((sse !== undefined) !== this.compact) return undefined;
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":`;

@@ -23,7 +23,7 @@ import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
 import type { ReplayBuffers } from './sse-replay.ts';
-import { ClientRelay, type RelayHost } from './client-relay.ts';
+import { ClientRelay, type RelayHost, type RelayReply } from './client-relay.ts';
 
 /** What a primed stream asks a client to wait before it reconnects, when the upstream said nothing (ms). */
 const DEFAULT_RETRY_MS = 1000;
@@ -131,7 +131,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
 
 /** One request's way back: plain JSON, or an SSE stream from its first notification on.
  * A class so that one per request costs one object and a promise, not a set of closures. */
-class Exchange {
+class Exchange implements RelayHost {
   readonly response: Promise<HttpReply>;
   readonly notify: (n: JsonRpcNotification) => void;
   private settle!: (r: HttpReply) => void;
@@ -150,19 +150,31 @@ class Exchange {
     };
   }
 
+  /** The relay a big tools/call result may take (client-relay.ts); this exchange is its host. */
   offerRelay(id: RequestId): ClientRelay {
-    const opts = this.opts;
-    const host: RelayHost = {
-      era: opts.era,
-      ...(opts.headers ? { headers: opts.headers } : {}),
-      sse: () => this.sse,
-      claim: (reply) => {
-        this.cancelPrime();
-        if (reply) this.settle(reply);
-      },
-      cancelled: () => opts.signal.aborted,
-    };
-    return (this.relay = new ClientRelay(host, id));
+    return (this.relay = new ClientRelay(this, id));
+  }
+
+  // RelayHost, on the prototype: no closures per call.
+  get era(): Era {
+    return this.opts.era;
+  }
+
+  get headers(): Readonly<Record<string, string>> | undefined {
+    return this.opts.headers;
+  }
+
+  currentStream(): SseStream | undefined {
+    return this.sse;
+  }
+
+  claim(reply: RelayReply | undefined): void {
+    this.cancelPrime();
+    if (reply) this.settle(reply);
+  }
+
+  cancelled(): boolean {
+    return this.opts.signal.aborted;
   }
 
   private stream(): SseStream {
