@@ -22,15 +22,19 @@ import type { Observation, Observer } from '../http/observer.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { SseStream } from './sse-stream.ts';
 
+/** The call's way back (transport/respond.ts). */
 export interface RelayHost {
-  readonly era: Era;
-  readonly headers: Readonly<Record<string, string>> | undefined;
   /** The call's reply, when it is an SSE stream already. */
   currentStream(): SseStream | undefined;
   /** The reply is a relay from now on (a JSON one: `reply` is handed to the listener). */
   claim(reply: RelayReply | undefined): void;
-  /** The call was cancelled: nothing more may be sent. */
-  cancelled(): boolean;
+}
+
+/** The call's era, extra reply headers, and its signal (aborted: cancelled, nothing more may be sent). */
+export interface RelayCall {
+  readonly era: Era;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly signal: AbortSignal;
 }
 
 /** A JSON reply whose body is the relay: the listener attaches it to its response (http-io.ts). */
@@ -56,11 +60,12 @@ export class ClientRelay implements ResultRelay, RelaySink {
 
   constructor(
     private readonly host: RelayHost,
+    private readonly call: RelayCall,
     private readonly id: RequestId,
   ) {}
 
   get era(): Era {
-    return this.host.era;
+    return this.call.era;
   }
 
   get compact(): boolean {
@@ -68,7 +73,7 @@ export class ClientRelay implements ResultRelay, RelaySink {
   }
 
   open(): RelaySink | undefined {
-    if (this.state !== 'unused' || this.host.cancelled()) return undefined;
+    if (this.state !== 'unused' || this.call.signal.aborted) return undefined;
     const sse = this.host.currentStream();
     // The scan was set up for one kind of reply; it cannot change under it.
     if ((sse !== undefined) !== this.compact) return undefined;
@@ -89,7 +94,7 @@ export class ClientRelay implements ResultRelay, RelaySink {
   }
 
   attach(res: ServerResponse): void {
-    res.writeHead(200, { ...this.host.headers, 'content-type': 'application/json' });
+    res.writeHead(200, { ...this.call.headers, 'content-type': 'application/json' });
     this.#bind(res);
     const pending = this.#pending;
     this.#pending = [];
@@ -135,7 +140,7 @@ export class ClientRelay implements ResultRelay, RelaySink {
   /** Once the call is answered: the record first, then the envelope's end, or the connection closed. */
   async finish(call: Call, reply: Reply, record: CallRecord, logger: Logger, observer: Observer | undefined, observation: Observation | undefined): Promise<void> {
     const relayed: CallRecord = { ...record, relayed: true };
-    if (this.host.cancelled()) {
+    if (this.call.signal.aborted) {
       if (observer && observation) await observer.finish(call, 'cancelled', relayed, observation);
       this.#close();
       return;

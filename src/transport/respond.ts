@@ -152,18 +152,10 @@ class Exchange implements RelayHost {
 
   /** The relay a big tools/call result may take (client-relay.ts); this exchange is its host. */
   offerRelay(id: RequestId): ClientRelay {
-    return (this.relay = new ClientRelay(this, id));
+    return (this.relay = new ClientRelay(this, this.opts, id));
   }
 
   // RelayHost, on the prototype: no closures per call.
-  get era(): Era {
-    return this.opts.era;
-  }
-
-  get headers(): Readonly<Record<string, string>> | undefined {
-    return this.opts.headers;
-  }
-
   currentStream(): SseStream | undefined {
     return this.sse;
   }
@@ -171,10 +163,6 @@ class Exchange implements RelayHost {
   claim(reply: RelayReply | undefined): void {
     this.cancelPrime();
     if (reply) this.settle(reply);
-  }
-
-  cancelled(): boolean {
-    return this.opts.signal.aborted;
   }
 
   private stream(): SseStream {

@@ -127,12 +127,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
           return { kind: 'response', message: o.message };
         case 'http_error':
           return o.message && isErrorResponse(o.message) ? { kind: 'response', message: o.message } : { kind: 'no_response', why: `HTTP ${o.status}` };
-        case 'accepted':
-          return { kind: 'no_response', why: `HTTP ${o.status}` };
-        case 'relayed': // never asked for by a probe
-        case 'invalid_answer':
-        case 'relay_broken':
-          return { kind: 'no_response', why: 'answer not understood' };
+        case 'accepted': case 'relayed': case 'invalid_answer': case 'relay_broken': // the last three need a relay, which a probe never offers
+          return { kind: 'no_response', why: o.kind === 'accepted' ? `HTTP ${o.status}` : 'answer not understood' };
         default:
           return { kind: 'failure', failure: o };
       }
@@ -255,9 +251,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         if (!this.handleNotification(n)) req.onNotification?.(n);
       },
       onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
-      resumable: era === 'legacy',
-      // Only a client of the upstream's own era: a result bridged between eras is reshaped whole.
-      ...(req.relay !== undefined && req.relay.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}),
+      resumable: era === 'legacy', ...(req.relay?.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}), // same era only: a bridged result is reshaped whole
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
     });
     // Legacy: a disconnect is not a cancel; tell the upstream explicitly (MCP 2026-07-28, basic/patterns/cancellation).
