@@ -89,6 +89,8 @@ export interface CallRecord {
   readonly filledArguments?: Readonly<Record<string, 'fixed' | 'default'>>;
   /** What result shaping did to a tools/call result. */
   readonly shaping?: ShapingRecord;
+  /** The task this request created or asked about (README, Tasks): the client's id, and the status seen. */
+  readonly task?: { id: string; status?: string };
 }
 
 /** A method's answer with the record of how it was reached. */

@@ -1,0 +1,165 @@
+// Tasks through the gateway, within one era (README, Tasks): a task-augmented tools/call runs
+// the one target sequence like any call (policy, approval, audit at creation), and the task it
+// creates is handed to the client under an id of the gateway's (task-ids.ts), bound to the
+// caller; tasks/get, tasks/result, tasks/list and tasks/cancel (2025-11-25 core), or
+// tasks/get, tasks/update and tasks/cancel (the 2026-07-28 extension), go to the upstream that
+// holds the task, for its creator only. Anyone else, a changed id, a task of the other era,
+// and a task that does not exist all get the same -32602 "Unknown task".
+// Only clients that declared tasks are offered any of it; the upstream's own judgement of a
+// task (its status, its result) is passed through. Between eras tasks are not bridged.
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Call, Handled, Reply } from '../protocol/call.ts';
+import { NO_RECORD } from '../protocol/call.ts';
+import { INTERNAL_ERROR } from '../protocol/errors.ts';
+import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
+import { err, ok } from '../protocol/result.ts';
+import type { Era } from '../protocol/versions.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import type { TaskRef } from './task-ids.ts';
+import type { EndSeen } from './task-ledger.ts';
+import type { TaskRuntime } from './task-runtime.ts';
+import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION } from './task-shapes.ts';
+
+type Handler = (call: Call) => Promise<Handled>;
+
+/** Pages of an upstream's tasks/list read for one client's tasks/list, at most. */
+const MAX_LIST_PAGES = 10;
+const UNKNOWN_TASK = 'Unknown task';
+
+export interface TaskMethods {
+  /** tools/call, with task creation: `inner` is the target sequence's tools/call. */
+  call(call: Call, inner: Handler): Promise<Handled>;
+  /** The handlers of the task methods of one era. */
+  handlers(era: Era): Record<string, Handler>;
+  /** The era in which an upstream offers tasks, if it does. */
+  offers(upstream: string): Era | undefined;
+  /** Whether some upstream offers tasks in `era` (what to advertise). */
+  offered(era: Era): boolean;
+}
+
+export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
+  const { ids, ledger } = runtime;
+  const eraOf = (u: Upstream | undefined): Era | undefined => (u ? upstreamTasks(u.status().era, u.identity()) : undefined);
+  const clientIds = (call: Call, upstream: string) => (taskId: string) => ids.mint({ upstream, taskId }, call.authContext);
+  const unknown = (): Handled => ({ reply: err({ kind: 'invalid_params', message: UNKNOWN_TASK }), record: NO_RECORD });
+  const notRelatedNotice = (call: Call, upstream: string) => (n: JsonRpcNotification) => {
+    if (n.method === TASK_STATUS_NOTIFICATION) return; // the ledger routes these (task-runtime.ts)
+    call.notify(isJsonObject(n.params) ? { ...n, params: withClientIds(n.params, clientIds(call, upstream)) } : n);
+  };
+
+  /** The upstream and its task behind the client's id, for this caller in this era. */
+  const opened = (call: Call): { ref: TaskRef; upstream: Upstream; id: string } | undefined => {
+    const id = call.params.taskId;
+    const ref = ids.open(id, call.authContext);
+    const upstream = ref && catalog.upstream(ref.upstream);
+    if (!ref || !upstream || eraOf(upstream) !== call.era) return undefined;
+    return { ref, upstream, id: id as string };
+  };
+
+  const send = (call: Call, upstream: Upstream, method: string, params: JsonObject): Promise<Reply> =>
+    upstream.request({
+      method,
+      params,
+      clientCapabilities: call.clientCapabilities,
+      signal: call.signal,
+      onNotification: notRelatedNotice(call, upstream.name),
+      principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
+    });
+
+  /** tasks/get, tasks/result, tasks/cancel, tasks/update: one task, forwarded under its upstream id. */
+  const forward = (seen: EndSeen | undefined): Handler => async (call) => {
+    if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
+    const o = opened(call);
+    if (!o) return unknown();
+    const started = performance.now();
+    const reply = await send(call, o.upstream, call.method, { ...call.params, taskId: o.ref.taskId });
+    const upstreamMs = performance.now() - started;
+    const entry = ledger.get(o.id);
+    let status: string | undefined;
+    if (reply.ok) {
+      // tasks/result answers once the task is terminal; its status is the Task's, not in the result.
+      status = call.method === 'tasks/result' ? (entry?.ended ?? 'completed') : statusOf(reply.value);
+      if (seen) ledger.saw(entry, status, seen);
+    }
+    const record = { target: { upstream: o.upstream.name, name: o.id, upstreamName: o.ref.taskId }, upstreamMs, task: { id: o.id, ...(status ? { status } : {}) } };
+    return { reply: reply.ok ? ok(withClientIds(reply.value, clientIds(call, o.upstream.name))) : reply, record };
+  };
+
+  /** tasks/list (2025-11-25): the caller's own tasks of every upstream it made tasks on. */
+  const list: Handler = async (call) => {
+    if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
+    const tasks: JsonObject[] = [];
+    for (const name of ledger.upstreamsOf(call.authContext)) {
+      const upstream = catalog.upstream(name);
+      if (!upstream || eraOf(upstream) !== 'legacy') continue;
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        const reply = await send(call, upstream, 'tasks/list', cursor === undefined ? {} : { cursor });
+        if (!reply.ok) return { reply, record: NO_RECORD };
+        const found = Array.isArray(reply.value.tasks) ? reply.value.tasks : [];
+        for (const t of found) {
+          if (isJsonObject(t) && typeof t.taskId === 'string' && ledger.owns(call.authContext, name, t.taskId)) tasks.push(withClientIds(t, clientIds(call, name)));
+        }
+        const next = reply.value.nextCursor;
+        if (typeof next !== 'string') break;
+        cursor = next;
+      }
+    }
+    return { reply: ok({ tasks }), record: NO_RECORD };
+  };
+
+  return {
+    async call(call, inner) {
+      const declared = clientDeclaresTasks(call.era, call.clientCapabilities);
+      if (!declared) {
+        // A 2025-11-25 client that did not declare tasks is not given one: the call runs as a plain one.
+        if (call.era === 'legacy') {
+          if (!isJsonObject(call.params.task)) return inner(call);
+          const { task: _notOffered, ...params } = call.params;
+          return inner({ ...call, params });
+        }
+        // A 2026-07-28 upstream MUST NOT answer with a task here (it was not told of the
+        // extension); if one does, the client could never poll it.
+        const handled = await inner(call);
+        if (handled.reply.ok && handled.reply.value.resultType === 'task') return { reply: refusedTask(handled.record.target?.upstream ?? 'unknown'), record: handled.record };
+        return handled;
+      }
+      const name = typeof call.params.name === 'string' ? call.params.name : '';
+      const found = await catalog.resolve('tools', name, call.authContext);
+      const upstream = found?.upstream;
+      if (!upstream || eraOf(upstream) !== call.era) return inner(call);
+      const handled = await inner({ ...call, notify: notRelatedNotice(call, upstream.name) });
+      const made = handled.reply.ok ? createdTask(handled.reply.value, call.era) : undefined;
+      if (!handled.reply.ok || !made) return handled;
+      const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
+      ledger.add(
+        {
+          id,
+          upstream: upstream.name,
+          upstreamTaskId: made.taskId,
+          era: call.era,
+          authContext: call.authContext,
+          principal: { subject: call.principal.subject, method: call.principal.method },
+          tool: name,
+          ...(call.requestId !== undefined ? { requestId: call.requestId } : {}),
+          ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
+        },
+        made.ttlMs,
+      );
+      ledger.saw(ledger.get(id), made.status, 'created');
+      return { reply: ok(withCreatedId(handled.reply.value, call.era, id)), record: { ...handled.record, task: { id, status: made.status } } };
+    },
+    handlers(era): Record<string, Handler> {
+      if (era === 'legacy') return { 'tasks/get': forward('tasks/get'), 'tasks/result': forward('tasks/result'), 'tasks/list': list, 'tasks/cancel': forward('tasks/cancel') };
+      return { 'tasks/get': forward('tasks/get'), 'tasks/update': forward(undefined), 'tasks/cancel': forward(undefined) };
+    },
+    offers: (name) => eraOf(upstreams.find((u) => u.name === name)),
+    offered: (era) => upstreams.some((u) => eraOf(u) === era),
+  };
+}
+
+/** A task handed to a client that did not declare tasks (an upstream that ignored the
+ * declaration): the client could not poll it, so it gets an error instead. */
+export function refusedTask(upstream: string): Reply {
+  return err({ kind: 'upstream_error', upstream, error: { code: INTERNAL_ERROR, message: `Upstream "${upstream}" answered with a task, which this client did not declare support for` } });
+}
