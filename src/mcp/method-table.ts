@@ -144,7 +144,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];
   const readResource = targets['resources/read'];
-  const routedCall: Handler = tasks ? (call) => (tasks.offered(call.era) ? tasks.call(call, callTool) : callTool(call)) : callTool;
+  const routedCall: Handler = tasks ? (call) => (tasks.offered('legacy') || tasks.offered('modern') ? tasks.call(call, callTool) : callTool(call)) : callTool;
   targets['tools/call'] = toolSearch ? (call) => toolSearch.call(call, toolForGateway) ?? routedCall(call) : routedCall;
   if (shaper) {
     targets['resources/read'] = (call) => {

@@ -7,7 +7,8 @@ import type { ListFilter } from '../catalog/catalog.ts';
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 import type { Era } from '../protocol/versions.ts';
 
-function requiresTask(item: JsonObject): boolean {
+/** Whether a listed tool runs only as a task. */
+export function requiresTask(item: JsonObject): boolean {
   return isJsonObject(item.execution) && item.execution.taskSupport === 'required';
 }
 

@@ -15,9 +15,11 @@ import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../prot
 import { err, ok } from '../protocol/result.ts';
 import type { Era } from '../protocol/versions.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import { unknownError } from '../policy/enforcer.ts';
 import type { TaskRef } from './task-ids.ts';
 import type { EndSeen } from './task-ledger.ts';
 import type { TaskRuntime } from './task-runtime.ts';
+import { requiresTask } from './task-list-view.ts';
 import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION } from './task-shapes.ts';
 
 type Handler = (call: Call) => Promise<Handled>;
@@ -25,6 +27,7 @@ type Handler = (call: Call) => Promise<Handled>;
 /** Pages of an upstream's tasks/list read for one client's tasks/list, at most. */
 const MAX_LIST_PAGES = 10;
 const UNKNOWN_TASK = 'Unknown task';
+const NOT_OFFERED = Object.freeze({ effect: 'hidden' as const, ruleId: 'tasks', reason: 'runs only as a task, which this client cannot run here' });
 
 export interface TaskMethods {
   /** tools/call, with task creation: `inner` is the target sequence's tools/call. */
@@ -111,6 +114,17 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
   return {
     async call(call, inner) {
       const declared = clientDeclaresTasks(call.era, call.clientCapabilities);
+      const name = typeof call.params.name === 'string' ? call.params.name : '';
+      const found = await catalog.resolve('tools', name, call.authContext);
+      const upstream = found?.upstream;
+      const runsHere = upstream !== undefined && eraOf(upstream) === call.era;
+      // A task-only tool this client cannot run as a task is not listed to it (task-list-view.ts),
+      // and is answered as one that does not exist, except that a 2026-07-28 upstream answers a
+      // request that did not declare the extension itself (-32021, with requiredCapabilities).
+      if (found && requiresTask(found.item) && !(runsHere && (declared || call.era === 'modern'))) {
+        const target = { upstream: found.upstream.name, name, upstreamName: found.name };
+        return { reply: err(unknownError({ kind: 'tool', name })), record: { target, decision: NOT_OFFERED } };
+      }
       if (!declared) {
         // A 2025-11-25 client that did not declare tasks is not given one: the call runs as a plain one.
         if (call.era === 'legacy') {
@@ -124,10 +138,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
         if (handled.reply.ok && handled.reply.value.resultType === 'task') return { reply: refusedTask(handled.record.target?.upstream ?? 'unknown'), record: handled.record };
         return handled;
       }
-      const name = typeof call.params.name === 'string' ? call.params.name : '';
-      const found = await catalog.resolve('tools', name, call.authContext);
-      const upstream = found?.upstream;
-      if (!upstream || eraOf(upstream) !== call.era) return inner(call);
+      if (!upstream || !runsHere) return inner(call);
       const handled = await inner({ ...call, notify: notRelatedNotice(call, upstream.name) });
       const made = handled.reply.ok ? createdTask(handled.reply.value, call.era) : undefined;
       if (!handled.reply.ok || !made) return handled;
