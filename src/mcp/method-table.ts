@@ -120,7 +120,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (kind === 'tools' && toolSearch?.answersList(call)) return toolSearch.list(call);
     const policyFilter = enforcer.listFilter(call.principal, kind);
     // Tools that run only as tasks, and `execution`, are for clients that declared tasks (tasks/task-list-view.ts).
-    const withTasks = kind === 'tools' && tasks !== undefined && (tasks.offered('legacy') || tasks.offered('modern'));
+    const withTasks = kind === 'tools' && tasks !== undefined && tasks.offered();
     const declared = withTasks && clientDeclaresTasks(call.era, call.clientCapabilities);
     const filter = withTasks ? taskListFilter(policyFilter, call.era, declared, tasks.offers) : policyFilter;
     const page = await catalog.page(kind, call.authContext, call.params.cursor, filter);
@@ -144,7 +144,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];
   const readResource = targets['resources/read'];
-  const routedCall: Handler = tasks ? (call) => (tasks.offered('legacy') || tasks.offered('modern') ? tasks.call(call, callTool) : callTool(call)) : callTool;
+  const routedCall: Handler = tasks ? (call) => (tasks.offered() ? tasks.call(call, callTool) : callTool(call)) : callTool;
   targets['tools/call'] = toolSearch ? (call) => toolSearch.call(call, toolForGateway) ?? routedCall(call) : routedCall;
   if (shaper) {
     targets['resources/read'] = (call) => {

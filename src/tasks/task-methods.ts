@@ -36,8 +36,8 @@ export interface TaskMethods {
   handlers(era: Era): Record<string, Handler>;
   /** The era in which an upstream offers tasks, if it does. */
   offers(upstream: string): Era | undefined;
-  /** Whether some upstream offers tasks in `era` (what to advertise). */
-  offered(era: Era): boolean;
+  /** Whether some upstream offers tasks in `era` (what to advertise), or in either era. */
+  offered(era?: Era): boolean;
 }
 
 export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
@@ -165,7 +165,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
       return { 'tasks/get': forward('tasks/get'), 'tasks/update': forward(undefined), 'tasks/cancel': forward(undefined) };
     },
     offers: (name) => eraOf(upstreams.find((u) => u.name === name)),
-    offered: (era) => upstreams.some((u) => eraOf(u) === era),
+    offered: (era) => upstreams.some((u) => (era === undefined ? eraOf(u) !== undefined : eraOf(u) === era)),
   };
 }
 
