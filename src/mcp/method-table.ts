@@ -92,8 +92,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
     return caps;
   };
-  /** server/discover: the tasks extension where a 2026-07-28 upstream offers it. */
-  const modernCapabilities = (): JsonObject => (tasks?.offered('modern') ? { ...capabilities(), extensions: { [TASKS_EXTENSION]: {} } } : capabilities());
+  /** server/discover: the tasks extension where an upstream offers tasks (a 2025-11-25 one's are bridged). */
+  const modernCapabilities = (): JsonObject => (tasks?.offered() ? { ...capabilities(), extensions: { [TASKS_EXTENSION]: {} } } : capabilities());
 
   /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), resource
    * subscriptions where an upstream takes them, and tasks where a 2025-11-25 upstream offers them. */
@@ -122,7 +122,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Tools that run only as tasks, and `execution`, are for clients that declared tasks (tasks/task-list-view.ts).
     const withTasks = kind === 'tools' && tasks !== undefined && tasks.offered();
     const declared = withTasks && clientDeclaresTasks(call.era, call.clientCapabilities);
-    const filter = withTasks ? taskListFilter(policyFilter, call.era, declared, tasks.offers) : policyFilter;
+    const filter = withTasks ? taskListFilter(policyFilter, call.era, declared, tasks.reaches) : policyFilter;
     const page = await catalog.page(kind, call.authContext, call.params.cursor, filter);
     if (!page.ok) return { reply: page, record: NO_RECORD };
     const { items, ...rest } = page.value;
