@@ -171,8 +171,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
-    suspended.closeAll();
-    tasks.close();
+    for (const held of [suspended, tasks]) held.closeAll();
     sessions.close();
     reloader?.close();
     current?.enforcement.policy?.close();

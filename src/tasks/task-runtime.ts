@@ -17,7 +17,8 @@ export interface TaskRuntime {
   watch(u: Upstream): void;
   /** An upstream's `notifications/tasks/status`, with its own ids. */
   statusFromUpstream(upstream: string, task: JsonObject): void;
-  close(): void;
+  /** Forgets every task, recording the end of those still open as unobserved (shutdown). */
+  closeAll(): void;
 }
 
 export interface TaskRuntimeDeps {
@@ -63,7 +64,7 @@ export function createTaskRuntime(deps: TaskRuntimeDeps): TaskRuntime {
       ledger.saw(entry, typeof task.status === 'string' ? task.status : undefined, 'notifications/tasks/status');
       if (entry.sessionId !== undefined) deps.deliver(entry.sessionId, { jsonrpc: '2.0', method: TASK_STATUS_NOTIFICATION, params: withClientIds(task, () => entry.id) });
     },
-    close: () => ledger.close(),
+    closeAll: () => ledger.close(),
   };
   return runtime;
 }
