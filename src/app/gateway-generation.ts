@@ -29,6 +29,7 @@ import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import { createContextBudget, createGateway, type ContextBudget, type Gateway, type GatewayDeps } from '../mcp/method-table.ts';
 import type { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import type { SuspendedCalls } from '../mcp/suspended-calls.ts';
+import type { TaskRuntime } from '../tasks/task-runtime.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import { ok } from '../protocol/result.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -53,6 +54,8 @@ export interface SharedParts {
   subscriptions: ResourceSubscriptions;
   /** Upstream calls waiting for a 2026-07-28 client's input; they outlive a generation. */
   suspended: SuspendedCalls;
+  /** Tasks created through this replica and their ids' key; they outlive a generation. */
+  tasks: TaskRuntime;
   /** The /mcp endpoint (sessions, streams, pending client requests live in it). */
   endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>;
   /** The virtual servers' endpoints and catalogs. */
@@ -111,6 +114,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
     approvals: shared.approvals.deps,
     subscriptions: shared.subscriptions,
     suspended: shared.suspended,
+    tasks: shared.tasks,
     gates,
     ...(shared.now ? { now: shared.now } : {}),
     ...(shared.noteCaller ? { noteCaller: shared.noteCaller } : {}),

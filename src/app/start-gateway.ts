@@ -41,6 +41,7 @@ import { VirtualServers } from './server-endpoints.ts';
 import { createUserAuth, perUserUpstream } from './user-auth-wiring.ts';
 import { ConnectionCap } from '../http/connection-cap.ts';
 import { InFlightRequests } from '../http/request-caps.ts';
+import { createTaskRuntime } from '../tasks/task-runtime.ts';
 
 /** A full stream cap frees up as clients leave: a short wait is worth a try. */
 const STREAM_RETRY_AFTER_MS = 5_000;
@@ -94,6 +95,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   };
   const { limits } = config;
   const notifier = new Notifier({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: STREAM_RETRY_AFTER_MS });
+  const tasks = createTaskRuntime({ secret, now: opts.now ?? Date.now, deliver: (id, n) => notifier.sendToSession(id, n), ended: (detail) => event('task_ended', detail) });
   // The generation serving now; set once the first is built, below.
   let current: Generation | undefined;
   const live = (): Generation => current!;
@@ -110,8 +112,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
         if (ev.type === 'state' && ev.state !== 'starting') event(ev.state === 'up' ? 'upstream_up' : 'upstream_down', { upstream: u.name, ...(ev.error ? { error: ev.error } : {}) });
         if (ev.type === 'limit_hit') metrics?.recordLimitHit(ev.limit);
       });
-      subscriptions?.watch(u);
-      servers?.watch(u);
+      for (const watcher of [subscriptions, servers, tasks]) watcher?.watch(u);
     },
   });
   const catalog = new Catalog(config, pool.open(config.upstreams), logger, cursorSecret);
@@ -166,11 +167,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   );
   const drainState = new DrainState();
   const userParts = userAuth.sharedParts(authenticate, (name, detail) => event(name, detail));
-  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, endpoint, servers, drain: drainState, connections, inFlight, event, userAuth, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
+  const shared: SharedParts = { logger, catalog, notifier, observer, metrics, validator: new SchemaValidator(), approvals, subscriptions, suspended, tasks, endpoint, servers, drain: drainState, connections, inFlight, event, userAuth, policySignal: opts.reload === undefined, ...(opts.now ? { now: opts.now } : {}), ...userParts };
 
   // Everything but the listener and the upstreams, closed in the order the parts depend on.
   const closeParts = async (): Promise<void> => {
-    suspended.closeAll();
+    for (const held of [suspended, tasks]) held.closeAll();
     sessions.close();
     reloader?.close();
     current?.enforcement.policy?.close();

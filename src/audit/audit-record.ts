@@ -40,6 +40,8 @@ export interface RequestAuditRecord {
   via?: string;
   /** What result shaping did: bytes in and out, bytes cut, kept copies, links, redactions. */
   shaping?: { bytes: number; sentBytes: number; cutBytes?: number; kept?: string[]; linked?: number; refused?: true; overBudget?: true; redacted?: number };
+  /** The task the request created or asked about: the client's task id and the status seen (README, Tasks). */
+  task?: { id: string; status?: string };
   outcome: AuditOutcome;
   errorCode?: number;
   /** The configured limit that refused the request (`maxQueuedCalls`, `bodyTimeout`, ...), by its key. */
@@ -84,6 +86,10 @@ export interface EventAuditRecord {
     | 'user_consent_completed'
     | 'user_consent_failed'
     | 'user_disconnected'
+    /** A task created through the gateway ended, or was forgotten before its end was seen
+     * (README, Tasks): `detail` has task, upstream, upstreamTaskId, tool, principal, status,
+     * seen (how the end became known, or `unobserved`), createdBy and ageMs. */
+    | 'task_ended'
     /** Written by the sink itself, first thing after a period in which records were dropped
      * (fail open) or refused (fail closed): `detail` has reason, error, since, until,
      * dropped, rejected. The chain stays intact; this says where the trail is incomplete. */

@@ -22,6 +22,7 @@ function listingUpstream(name: string, hints: JsonObject): Upstream & { lists: n
     lists: 0,
     config: { name, prefix: name, listTtlMs: 60_000, limits: { maxAnswerBytes: 64 * 1024 * 1024, maxJsonDepth: 64 } },
     identity: () => ({ capabilities: { tools: {} } }),
+    status: () => ({ name, transport: 'http', state: 'up', era: 'modern', since: 0 }),
     onEvent: () => undefined,
     request: async (req: UpstreamRequest): Promise<Reply> => {
       if (req.method !== 'tools/list') return ok({});

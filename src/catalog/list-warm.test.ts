@@ -17,6 +17,7 @@ function upstream(config: JsonObject = {}): { u: Upstream; asked: UpstreamReques
     name: 'up',
     config: { kind: 'http', listTtlMs: 60_000, limits: { maxAnswerBytes: 1 << 20, maxJsonDepth: 64 }, ...config },
     identity: () => ({ capabilities: { tools: {}, prompts: {} } }),
+    status: () => ({ name: 'up', transport: 'http', state: 'up', era: 'modern', since: 0 }),
     request: (req: UpstreamRequest): Promise<Reply> => {
       asked.push(req);
       const field = req.method === 'tools/list' ? 'tools' : 'prompts';

@@ -15,6 +15,8 @@ function slowUpstream(): { upstream: Upstream; pending: { req: UpstreamRequest; 
   const upstream = {
     name: 'up',
     config: { listTtlMs: 60_000, limits: { maxAnswerBytes: 1024, maxJsonDepth: 64 } },
+    status: () => ({ name: 'up', transport: 'http', state: 'up', era: 'modern', since: 0 }),
+    identity: () => ({ capabilities: { tools: {} } }),
     request: (req: UpstreamRequest) => new Promise<Reply>((answer) => pending.push({ req, answer })),
   } as unknown as Upstream;
   return { upstream, pending };

@@ -16,6 +16,7 @@ import type { CacheScope } from './merge.ts';
 import { LIST_METHODS, type ListKind } from '../protocol/list-kinds.ts';
 import { dropDeepItems } from './deep-items.ts';
 import { filterTools } from './tool-filter.ts';
+import { upstreamTasks } from '../tasks/task-shapes.ts';
 import { jsonBytes } from './json-bytes.ts';
 import type { WarnOnce } from './warn-once.ts';
 
@@ -73,7 +74,7 @@ export async function fetchPart(upstream: Upstream, kind: ListKind, now: number,
   if (kind !== 'tools') {
     warnings.report(`deep\u0000${upstream.name}\u0000${kind}`, `item left out of ${method}`, bounded.dropped.map((d) => ({ upstream: upstream.name, item: d.item, reason: d.reason })));
   } else {
-    const filtered = filterTools(bounded.items);
+    const filtered = filterTools(bounded.items, upstreamTasks(upstream.status().era, upstream.identity()) !== undefined);
     const deep = bounded.dropped.map((d) => ({ upstream: upstream.name, tool: d.item, reason: d.reason }));
     const dropped = [...deep, ...filtered.dropped.map((d) => ({ upstream: upstream.name, tool: d.tool, reason: d.reason }))];
     warnings.report(`dropped\u0000${upstream.name}`, 'tool left out of tools/list', dropped);

@@ -24,6 +24,7 @@ function upstream(name: string, tools: string[]): Listed {
     tools,
     config: { name, prefix: name, listTtlMs: 60_000, limits: { maxAnswerBytes: 1024 * 1024, maxJsonDepth: 64 } },
     identity: () => ({ capabilities: { tools: {} } }),
+    status: () => ({ name, transport: 'http', state: 'up', era: 'modern', since: 0 }),
     onEvent: (l: (ev: UpstreamEvent) => void) => void listeners.push(l),
     emit: (ev: UpstreamEvent) => listeners.forEach((l) => l(ev)),
     request: async (req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> => {

@@ -14,8 +14,25 @@ export const MCP_METHOD_HEADER = 'Mcp-Method';
 export const MCP_NAME_HEADER = 'Mcp-Name';
 export const MCP_PARAM_HEADER_PREFIX = 'Mcp-Param-';
 
-/** Methods whose body name (`params.name`, or `params.uri` for resources/read) must be mirrored in `Mcp-Name` (MCP 2026-07-28, basic/transports/streamable-http (request headers)). */
-export const NAME_BEARING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get']);
+/** Methods whose body name must be mirrored in `Mcp-Name`, and the params field it comes from
+ * (MCP 2026-07-28, basic/transports/streamable-http (request headers); the tasks extension
+ * io.modelcontextprotocol/tasks adds `params.taskId` of tasks/get, tasks/update, tasks/cancel). */
+const NAME_FIELD: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
+export const NAME_BEARING_METHODS: ReadonlySet<string> = new Set(NAME_FIELD.keys());
+
+/** The value `Mcp-Name` mirrors for `method`, when it has one and the body carries it as a string. */
+export function mcpNameOf(method: string, params: { readonly [k: string]: unknown } | undefined): string | undefined {
+  const field = NAME_FIELD.get(method);
+  const v = field === undefined || params === undefined ? undefined : params[field];
+  return typeof v === 'string' ? v : undefined;
+}
 
 /** Case-insensitive header lookup (RFC 9110 §5.1); returns undefined when absent. */
 export type HeaderLookup = (name: string) => string | undefined;

@@ -22,6 +22,10 @@ import { ALL_SUPPORTED_VERSIONS } from '../protocol/versions.ts';
 import type { ResourceSubscriptions } from './resource-subscriptions.ts';
 import { createToolSearch, type ToolSearch } from '../tool-search/tool-search.ts';
 import { createResultShaper, type ResultShaper } from '../result-shaping/result-shaper.ts';
+import type { TaskRuntime } from '../tasks/task-runtime.ts';
+import { createTaskMethods } from '../tasks/task-methods.ts';
+import { clientDeclaresTasks, TASKS_EXTENSION } from '../tasks/task-shapes.ts';
+import { taskListFilter, withoutExecution } from '../tasks/task-list-view.ts';
 
 const EMPTY_RESULT: Handled = Object.freeze({ reply: ok({}), record: NO_RECORD });
 
@@ -58,6 +62,8 @@ export interface GatewayDeps {
   suspended?: SuspendedCalls;
   /** Told of every call first: token-exchange upstreams keep the caller's current subject token (user-auth/exchange-access.ts). */
   noteCaller?: (call: Call) => void;
+  /** Tasks passed through within an era (README, Tasks); unset: tasks are not offered. */
+  tasks?: TaskRuntime;
 }
 
 export interface ContextBudget {
@@ -78,6 +84,7 @@ export function createContextBudget(deps: Omit<GatewayDeps, 'contextBudget'>): C
 
 export function createGateway(deps: GatewayDeps): Gateway {
   const { catalog, upstreams, enforcer } = deps;
+  const tasks = deps.tasks ? createTaskMethods(deps.tasks, catalog, upstreams) : undefined;
 
   const capabilities = (): JsonObject => {
     // resources.subscribe: a listen's resourceSubscriptions are honoured where an upstream subscribes.
@@ -85,11 +92,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (upstreams.some((u) => isJsonObject(u.identity()?.capabilities.completions))) caps.completions = {};
     return caps;
   };
+  /** server/discover: the tasks extension where an upstream offers tasks (a 2025-11-25 one's are bridged). */
+  const modernCapabilities = (): JsonObject => (tasks?.offered() ? { ...capabilities(), extensions: { [TASKS_EXTENSION]: {} } } : capabilities());
 
-  /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), and resource
-   * subscriptions where an upstream takes them. */
+  /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), resource
+   * subscriptions where an upstream takes them, and tasks where a 2025-11-25 upstream offers them. */
   const legacyCapabilities = (): JsonObject => {
-    return { ...capabilities(), logging: {} };
+    const caps: JsonObject = { ...capabilities(), logging: {} };
+    if (tasks?.offered('legacy')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    return caps;
   };
 
   const own = deps.instructions;
@@ -107,10 +118,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const list: Handler = async (call) => {
     const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;
     if (kind === 'tools' && toolSearch?.answersList(call)) return toolSearch.list(call);
-    const page = await catalog.page(kind, call.authContext, call.params.cursor, enforcer.listFilter(call.principal, kind));
+    const policyFilter = enforcer.listFilter(call.principal, kind);
+    // Tools that run only as tasks, and `execution`, are for clients that declared tasks (tasks/task-list-view.ts).
+    const withTasks = kind === 'tools' && tasks !== undefined && tasks.offered();
+    const declared = withTasks && clientDeclaresTasks(call.era, call.clientCapabilities);
+    const filter = withTasks ? taskListFilter(policyFilter, call.era, declared, tasks.reaches) : policyFilter;
+    const page = await catalog.page(kind, call.authContext, call.params.cursor, filter);
     if (!page.ok) return { reply: page, record: NO_RECORD };
     const { items, ...rest } = page.value;
-    return { reply: ok({ [field]: items, ...rest }), record: NO_RECORD };
+    return { reply: ok({ [field]: withTasks && !declared ? withoutExecution(items) : items, ...rest }), record: NO_RECORD };
   };
 
   const { toolForGateway, ...targets } = createTargetMethods({
@@ -128,7 +144,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];
   const readResource = targets['resources/read'];
-  if (toolSearch) targets['tools/call'] = (call) => toolSearch.call(call, toolForGateway) ?? callTool(call);
+  const routedCall: Handler = tasks ? (call) => (tasks.offered() ? tasks.call(call, callTool) : callTool(call)) : callTool;
+  targets['tools/call'] = toolSearch ? (call) => toolSearch.call(call, toolForGateway) ?? routedCall(call) : routedCall;
   if (shaper) {
     targets['resources/read'] = (call) => {
       const kept = typeof call.params.uri === 'string' ? shaper.read(call.params.uri, call.authContext) : undefined;
@@ -143,7 +160,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return {
       reply: ok({
         supportedVersions: [...ALL_SUPPORTED_VERSIONS],
-        capabilities: capabilities(),
+        capabilities: modernCapabilities(),
         ...(text ? { instructions: text } : {}),
         ttlMs: 60_000,
         cacheScope: 'public',
@@ -159,9 +176,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     'resources/templates/list': list,
     ...targets,
   };
-  const modern: Record<string, Handler> = { ...common, 'server/discover': discover };
+  const modern: Record<string, Handler> = { ...common, 'server/discover': discover, ...(tasks ? tasks.handlers('modern') : {}) };
   const legacy: Record<string, Handler> = {
     ...common,
+    ...(tasks ? tasks.handlers('legacy') : {}),
     ping: async () => EMPTY_RESULT,
     'logging/setLevel': async () => EMPTY_RESULT,
     ...(deps.subscriptions ? { 'resources/subscribe': deps.subscriptions.subscribe, 'resources/unsubscribe': deps.subscriptions.unsubscribe } : {}),

@@ -95,6 +95,8 @@ export interface CallRecord {
   readonly shaping?: ShapingRecord;
   /** The result went to the client as the upstream's bytes, unread (protocol/result-relay.ts). */
   readonly relayed?: boolean;
+  /** The task this request created or asked about (README, Tasks): the client's id, and the status seen. */
+  readonly task?: { id: string; status?: string };
 }
 
 /** A method's answer with the record of how it was reached. */

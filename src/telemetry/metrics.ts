@@ -22,7 +22,7 @@ export const MCP_METHODS: readonly string[] = [
   'tools/list', 'tools/call', 'prompts/list', 'prompts/get',
   'resources/list', 'resources/read', 'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe',
   'completion/complete', 'logging/setLevel',
-  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel',
+  'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/update',
   'notifications/initialized', 'notifications/cancelled', 'notifications/progress',
   'notifications/roots/list_changed',
 ];

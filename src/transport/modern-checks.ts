@@ -7,7 +7,7 @@
 // The optional reserved keys are typed too (RequestMetaObject in the 2026-07-28 schema): a
 // malformed one is -32602 here (MCP 2026-07-28, basic/index (error codes) names "bad logLevel"), not something each upstream era
 // would judge differently (a legacy upstream never sees them, a modern one rejects them).
-import { checkStandardHeaders, type HeaderLookup } from '../headers/param-headers.ts';
+import { checkStandardHeaders, mcpNameOf, type HeaderLookup } from '../headers/param-headers.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcRequest } from '../protocol/message.ts';
 import { isJsonObject } from '../protocol/message.ts';
@@ -66,9 +66,8 @@ export function checkModernRequest(
   const bad = badOptionalMeta(meta);
   if (bad) return err(bad);
   const params = msg.params ?? {};
-  const name = msg.method === 'resources/read' ? params.uri : params.name;
   const checked = checkStandardHeaders(
-    { protocolVersion: version, method: msg.method, name: typeof name === 'string' ? name : undefined },
+    { protocolVersion: version, method: msg.method, name: mcpNameOf(msg.method, params) },
     headers,
   );
   if (!checked.ok) return err({ kind: 'header_mismatch', message: checked.error });

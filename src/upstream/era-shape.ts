@@ -125,6 +125,10 @@ export function eventFromNotification(n: JsonRpcNotification): UpstreamEvent | u
       const uri = n.params?.uri;
       return typeof uri === 'string' ? { type: 'resource_updated', uri } : undefined;
     }
+    case 'notifications/tasks/status': {
+      const task = n.params;
+      return isJsonObject(task) && typeof task.taskId === 'string' ? { type: 'task_status', task } : undefined;
+    }
     default:
       return undefined;
   }

@@ -67,6 +67,8 @@ export interface UpstreamIdentity {
 export type UpstreamEvent =
   | { type: 'list_changed'; list: 'tools' | 'prompts' | 'resources' }
   | { type: 'resource_updated'; uri: string }
+  /** `notifications/tasks/status` (MCP 2025-11-25 basic/utilities/tasks): the Task, upstream ids. */
+  | { type: 'task_status'; task: JsonObject }
   | { type: 'state'; state: UpstreamState; error?: string }
   /** An answer or a notification was refused by one of the configured limits (for metrics). */
   | { type: 'limit_hit'; limit: LimitName };

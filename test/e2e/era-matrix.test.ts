@@ -1,16 +1,19 @@
 // The 2x2 era matrix (README, Protocol eras: bridging): every client era (official SDK 1.x
 // client, 2025-11-25; SDK 2.x client pinned to 2026-07-28) against every upstream era (SDK
 // 1.x servers, SDK 2.x server) through one gateway, for lists, tool calls, prompts,
-// resources, sampling, elicitation, roots, resource subscriptions, progress and
-// cancellation. One row per pair and feature; each asserts what the client got and, where the
+// resources, sampling, elicitation, roots, resource subscriptions, progress, cancellation
+// and tasks (passed through within an era; a 2025-11-25 upstream's bridged to a 2026-07-28
+// client; a 2026-07-28 upstream's not offered to a 2025-11-25 client: README, Tasks). One row per pair and feature; each asserts what the client got and, where the
 // flow crosses the gateway twice (input, cancellation), what the upstream got.
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, ListRootsRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { startTestGateway, modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { startTaskUpstream, type TaskUpstream } from '../fixtures/task-upstream.ts';
+import { startModernTaskUpstream, type ModernTaskUpstream } from '../fixtures/modern-task-upstream.ts';
 
 type Era = 'legacy' | 'modern';
 type Result = { content?: Array<{ text?: string }>; isError?: boolean };
@@ -28,6 +31,9 @@ interface Driver {
   read(uri: string): Promise<string>;
   /** Subscribes; updates' URIs go to the returned list; `end()` unsubscribes. */
   subscribe(uri: string): Promise<{ updates: string[]; end(): Promise<void> }>;
+  /** Runs `name` as a task in the client's era: creates it, lets `finish` end it upstream,
+   * polls it to its end and returns the result's text. */
+  task(name: string, args: Record<string, unknown>, finish: () => Promise<void>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -45,6 +51,12 @@ function legacyDriver(c: LegacyClient): Driver {
     subscribe: async (uri) => {
       await c.subscribeResource({ uri });
       return { updates, end: async () => void (await c.unsubscribeResource({ uri })) };
+    },
+    task: async (name, args, finish) => {
+      const { task } = await c.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      await finish();
+      await expect.poll(async () => (await c.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+      return (await c.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     },
     close: () => c.close(),
   };
@@ -66,6 +78,17 @@ function modernDriver(c: ModernClient): Driver {
       expect(sub.honoredFilter.resourceSubscriptions).toEqual([uri]);
       return { updates, end: () => sub.close() };
     },
+    // The installed SDK 2.x has no client side of the tasks extension: these are raw requests
+    // that declare it, as a 2026-07-28 client does on each request.
+    task: async (name, args, finish) => {
+      const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+      const rpc = async (method: string, params: Record<string, unknown>, mcpName: string) => (await postJson(gw.url, modernBody(method, method, params, caps), modernHeaders(method, mcpName))).json.result;
+      const created = await rpc('tools/call', { name, arguments: args }, name);
+      expect(created.resultType).toBe('task');
+      await finish();
+      await expect.poll(async () => (await rpc('tasks/get', { taskId: created.taskId }, created.taskId)).status).toBe('completed');
+      return (await rpc('tasks/get', { taskId: created.taskId }, created.taskId)).result.content[0].text;
+    },
     close: () => c.close(),
   };
 }
@@ -73,21 +96,26 @@ function modernDriver(c: ModernClient): Driver {
 let legacy: LegacyUpstream;
 let modern: ModernUpstream;
 let subs: Sdk1Server;
+let legacyTasks: TaskUpstream;
+let modernTasks: ModernTaskUpstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  [legacy, modern, subs] = await Promise.all([
+  [legacy, modern, subs, legacyTasks, modernTasks] = await Promise.all([
     startLegacyUpstream({ name: 'l', askClient: true }),
     startModernUpstream({ name: 'm', askMore: true, subscribable: true }),
     startSdk1Server(),
+    startTaskUpstream(),
+    startModernTaskUpstream(),
   ]);
-  gw = await startTestGateway(`upstreams:\n  - { name: l, url: "${legacy.url}" }\n  - { name: m, url: "${modern.url}" }\n  - { name: subs, url: "${subs.url}" }\n`);
+  const tasks = `  - { name: lt, url: "${legacyTasks.url}" }\n  - { name: mt, url: "${modernTasks.url}" }\n`;
+  gw = await startTestGateway(`upstreams:\n  - { name: l, url: "${legacy.url}" }\n  - { name: m, url: "${modern.url}" }\n  - { name: subs, url: "${subs.url}" }\n${tasks}`);
   await gw.waitUp();
 });
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([legacy?.close(), modern?.close(), subs?.close()]);
+  await Promise.all([legacy?.close(), modern?.close(), subs?.close(), legacyTasks?.close(), modernTasks?.close()]);
 });
 
 /** Each upstream era's names, and how its SDK is made to ask, update and report cancels. */
@@ -99,6 +127,8 @@ const UPSTREAM = {
     watched: 'test://watched-resource',
     update: (uri: string) => void subs.resourceUpdated(uri),
     cancelled: () => legacy.cancelled.length,
+    // SDK 1.x, core tasks: `lt__job` runs only as a task; `lt__quick_job` also runs plain.
+    tasks: { job: 'lt__job', plain: ['lt__quick_job', 'quick x'], finish: () => legacyTasks.finish(legacyTasks.taskIds().at(-1)!) },
   },
   modern: {
     prefix: 'm',
@@ -107,6 +137,7 @@ const UPSTREAM = {
     watched: 'mem://modern/only',
     update: (uri: string) => modern.updateResource(uri),
     cancelled: () => modern.cancelled.length,
+    tasks: { job: 'mt__job', plain: ['mt__plain', 'plain'], finish: async () => modernTasks.finish(modernTasks.taskIds().at(-1)!) },
   },
 } as const;
 
@@ -116,7 +147,7 @@ describe.each(PAIRS)('%s client, %s upstream', (clientEra, upstreamEra) => {
   const up = UPSTREAM[upstreamEra];
   let client: Driver;
   beforeAll(async () => {
-    client = clientEra === 'legacy' ? legacyDriver(await connectLegacyClient(gw.url, { capabilities: CAPS })) : modernDriver(await connectModernClient(gw.url, { capabilities: CAPS }));
+    client = clientEra === 'legacy' ? legacyDriver(await connectLegacyClient(gw.url, { capabilities: { ...CAPS, tasks: { list: {}, cancel: {} } } })) : modernDriver(await connectModernClient(gw.url, { capabilities: CAPS }));
   });
   afterAll(() => client?.close());
 
@@ -161,5 +192,18 @@ describe.each(PAIRS)('%s client, %s upstream', (clientEra, upstreamEra) => {
     const call = client.call(`${up.prefix}__slow`, { ms: 60_000, steps: 600 }, { onprogress: () => abort.abort(), signal: abort.signal });
     await expect(call).rejects.toThrow();
     await expect.poll(up.cancelled).toBe(before + 1);
+  });
+
+  // Same era: passed through; a 2025-11-25 upstream's task to a 2026-07-28 client: bridged.
+  const runsTasks = clientEra === upstreamEra || clientEra === 'modern';
+  it(runsTasks ? 'runs a tool as a task, polled to its result' : 'keeps task-only tools of a 2026-07-28 upstream out of reach; its other tools run plain', async () => {
+    const t = up.tasks;
+    if (runsTasks) {
+      expect(await client.task(t.job, { label: 'x' }, t.finish)).toBe('done x');
+      return;
+    }
+    expect(await client.toolNames()).not.toContain(t.job);
+    await expect(client.call(t.job, { label: 'x' })).rejects.toThrow();
+    expect((await client.call(t.plain[0], { label: 'x' })).content?.[0]?.text).toBe(t.plain[1]);
   });
 });

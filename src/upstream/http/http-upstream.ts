@@ -15,6 +15,7 @@ import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
 import { encodeHeaderValue } from '../../headers/header-value.ts';
+import { mcpNameOf } from '../../headers/param-headers.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
@@ -30,7 +31,6 @@ import type { Era } from '../../protocol/versions.ts';
 
 const FIRST_REPROBE_MS = 500;
 const MAX_REPROBE_MS = 5000;
-const NAMED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** A session that serves one client (per-client-upstream.ts): over a connection its owner
  * shares and closes, declaring that client's capabilities and relaying to it what the
@@ -232,8 +232,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
-    const name = req.method === 'resources/read' ? req.params.uri : req.params.name;
-    const named = era === 'modern' && typeof name === 'string' && NAMED_METHODS.has(req.method);
+    const name = era === 'modern' ? mcpNameOf(req.method, req.params) : undefined;
+    const named = name !== undefined;
     if (!named && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.headers.for(era, req.method);
     const h = this.headers.with(era, req.method, req.paramHeaders, req.traceHeaders);
     if (named) h['mcp-name'] = encodeHeaderValue(name);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_TASK_KEEP_MS, TaskLedger, type EndSeen, type TaskEntry } from './task-ledger.ts';
+
+function ledger(max?: number) {
+  let now = 1_000;
+  const ends: { id: string; status: string; seen: EndSeen }[] = [];
+  const l = new TaskLedger(() => now, (e: TaskEntry, status, seen) => void ends.push({ id: e.id, status, seen }), max);
+  const add = (id: string, authContext = 'alice', ttl?: number) =>
+    l.add({ id, upstream: 'up', upstreamTaskId: `u-${id}`, era: 'legacy', authContext, principal: { subject: authContext, method: 'api_key' }, tool: 'up__job' }, ttl);
+  return { l, ends, add, advance: (ms: number) => void (now += ms) };
+}
+
+describe('task ledger', () => {
+  it('records a task end once, on the first terminal status seen', () => {
+    const { l, ends, add } = ledger();
+    const e = add('t1');
+    l.saw(e, 'working', 'tasks/get');
+    l.saw(e, 'completed', 'notifications/tasks/status');
+    l.saw(e, 'completed', 'tasks/get');
+    expect(ends).toEqual([{ id: 't1', status: 'completed', seen: 'notifications/tasks/status' }]);
+  });
+
+  it('knows whose each upstream task is, and on which upstreams a principal has tasks', () => {
+    const { l, add } = ledger();
+    add('t1', 'alice');
+    add('t2', 'bob');
+    expect(l.owns('alice', 'up', 'u-t1')).toBe(true);
+    expect(l.owns('alice', 'up', 'u-t2')).toBe(false);
+    expect(l.ofUpstream('up', 'u-t2')?.id).toBe('t2');
+    expect([...l.upstreamsOf('bob')]).toEqual(['up']);
+    expect([...l.upstreamsOf('carol')]).toEqual([]);
+  });
+
+  it('forgets a task past its ttl (capped), recording an end never seen as unobserved', () => {
+    const { l, ends, add, advance } = ledger();
+    add('short', 'alice', 10_000);
+    add('unlimited', 'alice', undefined);
+    advance(70_000);
+    add('later');
+    expect(l.get('short')).toBeUndefined();
+    expect(l.get('unlimited')).toBeDefined();
+    expect(ends).toEqual([{ id: 'short', status: 'unobserved', seen: 'unobserved' }]);
+    advance(MAX_TASK_KEEP_MS);
+    add('last');
+    expect(l.get('unlimited')).toBeUndefined();
+  });
+
+  it('holds at most its bound, the oldest going first', () => {
+    const { l, ends, add } = ledger(2);
+    add('a');
+    add('b');
+    add('c');
+    expect([l.get('a'), l.get('b')?.id, l.get('c')?.id]).toEqual([undefined, 'b', 'c']);
+    expect(ends).toEqual([{ id: 'a', status: 'unobserved', seen: 'unobserved' }]);
+    l.close();
+    expect(ends.map((e) => e.id)).toEqual(['a', 'b', 'c']);
+  });
+});

@@ -1,0 +1,224 @@
+// Tasks through the gateway (README, Tasks): a task-augmented tools/call runs
+// the one target sequence like any call (policy, approval, audit at creation), and the task it
+// creates is handed to the client under an id of the gateway's (task-ids.ts), bound to the
+// caller; tasks/get, tasks/result, tasks/list and tasks/cancel (2025-11-25 core), or
+// tasks/get, tasks/update and tasks/cancel (the 2026-07-28 extension), go to the upstream that
+// holds the task, for its creator only. Anyone else, a changed id, a task of the other era,
+// and a task that does not exist all get the same -32602 "Unknown task".
+// Only clients that declared tasks are offered any of it; the upstream's own judgement of a
+// task (its status, its result) is passed through. A 2025-11-25 upstream's task-only tools are
+// bridged to 2026-07-28 clients (task-bridge.ts); a 2026-07-28 upstream's tasks are not
+// offered to 2025-11-25 clients.
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Call, Handled, Reply } from '../protocol/call.ts';
+import { NO_RECORD } from '../protocol/call.ts';
+import { INTERNAL_ERROR } from '../protocol/errors.ts';
+import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
+import { err, ok } from '../protocol/result.ts';
+import type { Era } from '../protocol/versions.ts';
+import type { Upstream } from '../upstream/upstream.ts';
+import { unknownError } from '../policy/enforcer.ts';
+import type { TaskRef } from './task-ids.ts';
+import type { EndSeen } from './task-ledger.ts';
+import type { TaskRuntime } from './task-runtime.ts';
+import { requiresTask } from './task-list-view.ts';
+import { modernCreated, modernDetailed } from './task-bridge.ts';
+import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION, TERMINAL_STATUSES } from './task-shapes.ts';
+
+type Handler = (call: Call) => Promise<Handled>;
+
+/** Pages of an upstream's tasks/list read for one client's tasks/list, at most. */
+const MAX_LIST_PAGES = 10;
+const UNKNOWN_TASK = 'Unknown task';
+const NOT_OFFERED = Object.freeze({ effect: 'hidden' as const, ruleId: 'tasks', reason: 'runs only as a task, which this client cannot run here' });
+
+export interface TaskMethods {
+  /** tools/call, with task creation: `inner` is the target sequence's tools/call. */
+  call(call: Call, inner: Handler): Promise<Handled>;
+  /** The handlers of the task methods of one era. */
+  handlers(era: Era): Record<string, Handler>;
+  /** The era in which an upstream offers tasks, if it does. */
+  offers(upstream: string): Era | undefined;
+  /** Whether a client of `era` can run the upstream's tasks (the same era, or bridged). */
+  reaches(era: Era, upstream: string): boolean;
+  /** Whether some upstream offers tasks in `era` (what to advertise), or in either era. */
+  offered(era?: Era): boolean;
+}
+
+export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
+  const { ids, ledger } = runtime;
+  const eraOf = (u: Upstream | undefined): Era | undefined => (u ? upstreamTasks(u.status().era, u.identity()) : undefined);
+  /** Whether a client of `era` can run this upstream's tasks: the same era, or (bridged,
+   * task-bridge.ts) a 2026-07-28 client and a 2025-11-25 upstream. */
+  const reaches = (era: Era, u: Upstream | undefined): boolean => {
+    const offered = eraOf(u);
+    return offered === era || (era === 'modern' && offered === 'legacy');
+  };
+  const clientIds = (call: Call, upstream: string) => (taskId: string) => ids.mint({ upstream, taskId }, call.authContext);
+  const unknown = (): Handled => ({ reply: err({ kind: 'invalid_params', message: UNKNOWN_TASK }), record: NO_RECORD });
+  const notRelatedNotice = (call: Call, upstream: string) => (n: JsonRpcNotification) => {
+    if (n.method === TASK_STATUS_NOTIFICATION) return; // the ledger routes these (task-runtime.ts)
+    call.notify(isJsonObject(n.params) ? { ...n, params: withClientIds(n.params, clientIds(call, upstream)) } : n);
+  };
+
+  /** The upstream and its task behind the client's id, for this caller in this era. */
+  const opened = (call: Call): { ref: TaskRef; upstream: Upstream; id: string } | undefined => {
+    const id = call.params.taskId;
+    const ref = ids.open(id, call.authContext);
+    const upstream = ref && catalog.upstream(ref.upstream);
+    if (!ref || !upstream || !reaches(call.era, upstream)) return undefined;
+    return { ref, upstream, id: id as string };
+  };
+
+  const send = (call: Call, upstream: Upstream, method: string, params: JsonObject): Promise<Reply> =>
+    upstream.request({
+      method,
+      params,
+      clientCapabilities: call.clientCapabilities,
+      signal: call.signal,
+      onNotification: notRelatedNotice(call, upstream.name),
+      principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
+    });
+
+  /** tasks/get, tasks/result, tasks/cancel, tasks/update: one task, forwarded under its upstream id. */
+  const forward = (seen: EndSeen | undefined): Handler => async (call) => {
+    if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
+    const o = opened(call);
+    if (!o) return unknown();
+    if (call.era === 'modern' && eraOf(o.upstream) === 'legacy') return bridged(call, o);
+    const started = performance.now();
+    const reply = await send(call, o.upstream, call.method, { ...call.params, taskId: o.ref.taskId });
+    const upstreamMs = performance.now() - started;
+    const entry = ledger.get(o.id);
+    let status: string | undefined;
+    if (reply.ok) {
+      // tasks/result answers once the task is terminal; its status is the Task's, not in the result.
+      status = call.method === 'tasks/result' ? (entry?.ended ?? 'completed') : statusOf(reply.value);
+      if (seen) ledger.saw(entry, status, seen);
+    }
+    const record = { target: { upstream: o.upstream.name, name: o.id, upstreamName: o.ref.taskId }, upstreamMs, task: { id: o.id, ...(status ? { status } : {}) } };
+    return { reply: reply.ok ? ok(withClientIds(reply.value, clientIds(call, o.upstream.name))) : reply, record };
+  };
+
+  /** A 2025-11-25 upstream's task asked about by a 2026-07-28 client (task-bridge.ts). */
+  const bridged = async (call: Call, o: { ref: TaskRef; upstream: Upstream; id: string }): Promise<Handled> => {
+    const entry = ledger.get(o.id);
+    const started = performance.now();
+    const record = (status?: string) => ({ target: { upstream: o.upstream.name, name: o.id, upstreamName: o.ref.taskId }, upstreamMs: performance.now() - started, task: { id: o.id, ...(status ? { status } : {}) } });
+    const taskId = o.ref.taskId;
+    if (call.method === 'tasks/update') return { reply: err({ kind: 'invalid_params', message: `Task input is not bridged: the task runs on a 2025-11-25 upstream` }), record: record() };
+    if (call.method === 'tasks/cancel') {
+      const cancelled = await send(call, o.upstream, 'tasks/cancel', { taskId });
+      if (cancelled.ok) ledger.saw(entry, statusOf(cancelled.value), 'tasks/cancel');
+      if (cancelled.ok) return { reply: ok({}), record: record(statusOf(cancelled.value)) };
+      // 2025-11-25 refuses to cancel a finished task; the extension acks it (idempotent).
+      const now = await send(call, o.upstream, 'tasks/get', { taskId });
+      const status = now.ok ? statusOf(now.value) : undefined;
+      return { reply: status !== undefined && TERMINAL_STATUSES.has(status) ? ok({}) : cancelled, record: record(status) };
+    }
+    const got = await send(call, o.upstream, 'tasks/get', { taskId });
+    if (!got.ok) return { reply: got, record: record() };
+    const status = statusOf(got.value);
+    const final = status === 'completed' || status === 'failed' ? await send(call, o.upstream, 'tasks/result', { taskId }) : undefined;
+    ledger.saw(entry, status, 'tasks/get');
+    return { reply: ok(modernDetailed(got.value, o.id, final)), record: record(status) };
+  };
+
+  /** tasks/list (2025-11-25): the caller's own tasks of every upstream it made tasks on. */
+  const list: Handler = async (call) => {
+    if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
+    const tasks: JsonObject[] = [];
+    for (const name of ledger.upstreamsOf(call.authContext)) {
+      const upstream = catalog.upstream(name);
+      if (!upstream || eraOf(upstream) !== 'legacy') continue;
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        const reply = await send(call, upstream, 'tasks/list', cursor === undefined ? {} : { cursor });
+        if (!reply.ok) return { reply, record: NO_RECORD };
+        const found = Array.isArray(reply.value.tasks) ? reply.value.tasks : [];
+        for (const t of found) {
+          if (isJsonObject(t) && typeof t.taskId === 'string' && ledger.owns(call.authContext, name, t.taskId)) tasks.push(withClientIds(t, clientIds(call, name)));
+        }
+        const next = reply.value.nextCursor;
+        if (typeof next !== 'string') break;
+        cursor = next;
+      }
+    }
+    return { reply: ok({ tasks }), record: NO_RECORD };
+  };
+
+  return {
+    async call(call, inner) {
+      const declared = clientDeclaresTasks(call.era, call.clientCapabilities);
+      const name = typeof call.params.name === 'string' ? call.params.name : '';
+      const found = await catalog.resolve('tools', name, call.authContext);
+      const upstream = found?.upstream;
+      const runsHere = upstream !== undefined && reaches(call.era, upstream);
+      const bridge = call.era === 'modern' && runsHere && eraOf(upstream) === 'legacy';
+      const required = found !== undefined && requiresTask(found.item);
+      if (required && !(runsHere && (declared || call.era === 'modern'))) {
+        // A task-only tool this client cannot run as a task is not listed to it
+        // (task-list-view.ts), and answers as one that does not exist.
+        const target = { upstream: found.upstream.name, name, upstreamName: found.name };
+        return { reply: err(unknownError({ kind: 'tool', name })), record: { target, decision: NOT_OFFERED } };
+      }
+      if (required && bridge && !declared) {
+        // What a 2026-07-28 server answers itself (extension io.modelcontextprotocol/tasks).
+        const target = { upstream: found.upstream.name, name, upstreamName: found.name };
+        return { reply: err({ kind: 'missing_capability', message: `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`, required: { extensions: { [TASKS_EXTENSION]: {} } } }), record: { target } };
+      }
+      if (!declared) {
+        // A 2025-11-25 client that did not declare tasks is not given one: the call runs as a plain one.
+        if (call.era === 'legacy') {
+          if (!isJsonObject(call.params.task)) return inner(call);
+          const { task: _notOffered, ...params } = call.params;
+          return inner({ ...call, params });
+        }
+        // A 2026-07-28 upstream MUST NOT answer with a task here (it was not told of the
+        // extension); if one does, the client could never poll it.
+        const handled = await inner(call);
+        if (handled.reply.ok && handled.reply.value.resultType === 'task') return { reply: refusedTask(handled.record.target?.upstream ?? 'unknown'), record: handled.record };
+        return handled;
+      }
+      if (!upstream || !runsHere) return inner(call);
+      // Bridged: the gateway asks the 2025-11-25 upstream for the task the client cannot ask for
+      // (only for a task-only tool; other tools run plain, which the extension allows).
+      if (bridge && !required) return inner(call);
+      const sent = bridge ? { ...call, params: { ...call.params, task: {} }, notify: notRelatedNotice(call, upstream.name) } : { ...call, notify: notRelatedNotice(call, upstream.name) };
+      const handled = await inner(sent);
+      const made = handled.reply.ok ? createdTask(handled.reply.value, bridge ? 'legacy' : call.era) : undefined;
+      if (!handled.reply.ok || !made) return handled;
+      const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
+      ledger.add(
+        {
+          id,
+          upstream: upstream.name,
+          upstreamTaskId: made.taskId,
+          era: call.era,
+          authContext: call.authContext,
+          principal: { subject: call.principal.subject, method: call.principal.method },
+          tool: name,
+          ...(call.requestId !== undefined ? { requestId: call.requestId } : {}),
+          ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
+        },
+        made.ttlMs,
+      );
+      ledger.saw(ledger.get(id), made.status, 'created');
+      const reply = bridge ? modernCreated(handled.reply.value, id) : withCreatedId(handled.reply.value, call.era, id);
+      return { reply: ok(reply), record: { ...handled.record, task: { id, status: made.status } } };
+    },
+    handlers(era): Record<string, Handler> {
+      if (era === 'legacy') return { 'tasks/get': forward('tasks/get'), 'tasks/result': forward('tasks/result'), 'tasks/list': list, 'tasks/cancel': forward('tasks/cancel') };
+      return { 'tasks/get': forward('tasks/get'), 'tasks/update': forward(undefined), 'tasks/cancel': forward(undefined) };
+    },
+    offers: (name) => eraOf(upstreams.find((u) => u.name === name)),
+    reaches: (era, name) => reaches(era, upstreams.find((u) => u.name === name)),
+    offered: (era) => upstreams.some((u) => (era === undefined ? eraOf(u) !== undefined : eraOf(u) === era)),
+  };
+}
+
+/** A task handed to a client that did not declare tasks (an upstream that ignored the
+ * declaration): the client could not poll it, so it gets an error instead. */
+export function refusedTask(upstream: string): Reply {
+  return err({ kind: 'upstream_error', upstream, error: { code: INTERNAL_ERROR, message: `Upstream "${upstream}" answered with a task, which this client did not declare support for` } });
+}
