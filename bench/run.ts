@@ -6,11 +6,13 @@
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
 //        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak, bigResults,
-//        overload, mergedPeer, scaleOut, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile.
+//        overload, mergedPeer, scaleOut, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile,
+//        --baseline DIR (a built checkout of another revision: its plain gateway is one more arm of
+//        the legacy scenario, so CPU per call before and after a change comes from one run).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { detectPinning, LOADGEN_CPU, SERVER_CPU } from './harness/child-processes.ts';
@@ -49,13 +51,14 @@ const { values: args } = parseArgs({
     long: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'no-profile': { type: 'boolean', default: false },
+    baseline: { type: 'string' },
   },
 });
 
-function gitRevision(): string {
+function gitRevision(cwd?: string): string {
   try {
-    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', cwd }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8', cwd }).trim() !== '';
     return dirty ? `${rev} (src/ has uncommitted changes)` : rev;
   } catch {
     return 'unknown';
@@ -91,11 +94,14 @@ async function main(): Promise<number> {
   const tmpDir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
   const gen = LoadGenerator.start(pinning);
-  const ctx: ScenarioContext = { pinning, gen, plan, connections, soakSec, tmpDir, artifactPrefix: join(RESULTS_DIR, stamp), log };
+  const baseline = args.baseline !== undefined ? { dir: resolve(args.baseline), revision: gitRevision(resolve(args.baseline)) } : undefined;
+  if (baseline && !existsSync(join(baseline.dir, 'bin/gatehouse.js'))) throw new Error(`--baseline ${args.baseline}: no bin/gatehouse.js there (a Gatehouse checkout, built with npm run build)`);
+  const ctx: ScenarioContext = { pinning, gen, plan, connections, soakSec, tmpDir, artifactPrefix: join(RESULTS_DIR, stamp), log, ...(baseline ? { baseline } : {}) };
   const header = [
     `Gatehouse benchmark — ${started.toISOString()}, git ${gitRevision()}`,
     `node ${process.version}, ${cpus} CPUs, ${pinning.taskset ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOADGEN_CPU}` : 'NOT pinned (no taskset or 1 CPU)'}`,
     `${plan.rounds} interleaved rounds x ${plan.roundSec} s (+${plan.warmupSec} s warm-up per arm), ${connections} connections; medians over rounds; ×: ratio to the scenario's first row`,
+    ...(baseline ? [`baseline: ${baseline.dir} at git ${baseline.revision} (an arm of the legacy scenario)`] : []),
   ];
   const results: ScenarioResult[] = [];
   try {

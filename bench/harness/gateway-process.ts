@@ -24,6 +24,8 @@ export interface GatewayOptions {
   config?: Record<string, unknown>;
   /** Runs on the written config file before the gateway starts (e.g. `gatehouse overlays confirm`). */
   beforeStart?: (configFile: string) => Promise<void>;
+  /** Another checkout of Gatehouse to run instead of this one (`--baseline`): its bin/gatehouse.js. */
+  checkout?: string;
 }
 
 export interface GatewayProcess {
@@ -66,8 +68,9 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
     ...extraFlags,
     ...(opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`, '--import', 'tsx', '--import', SOURCE_MAP_DUMP] : []),
   ];
-  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, opts.profileDir ? SOURCE_MAIN : BIN, 'serve', '--config', configFile, '--port', String(port)], {
-    cwd: REPO_ROOT,
+  const bin = opts.checkout !== undefined ? join(opts.checkout, 'bin/gatehouse.js') : opts.profileDir ? SOURCE_MAIN : BIN;
+  const child = spawnPinned(pinning, SERVER_CPU, process.execPath, [...nodeFlags, bin, 'serve', '--config', configFile, '--port', String(port)], {
+    cwd: opts.checkout ?? REPO_ROOT,
     env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'warn', ...(opts.profileDir ? { BENCH_SOURCE_MAP_DIR: opts.profileDir } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

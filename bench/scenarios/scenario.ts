@@ -17,6 +17,9 @@ export interface ScenarioContext {
   soakSec: number;
   /** Path prefix for files worth keeping (`bench/results/<stamp>`); add a suffix ending in .json. */
   artifactPrefix: string;
+  /** `--baseline DIR`: another checkout (built) whose plain gateway runs as one more arm of the
+   * legacy scenario, interleaved with this one's, for a before/after in one run. */
+  baseline?: { dir: string; revision: string };
   log(msg: string): void;
 }
 

@@ -5,7 +5,7 @@
 // beyond one SSE event or one JSON body, and neither beyond `maxAnswerBytes`
 // (limits.maxUpstreamAnswerBytes; characters of an SSE event): a larger answer ends the exchange
 // as `too_large`. A big result the caller may relay goes to its client as it comes instead
-// (`relay`: relayed-body.ts for a JSON body, sse-relay-tap.ts for a stream).
+// (`relay`: relayed-body.ts for a JSON body not known to be small, sse-relay-tap.ts for a stream).
 //
 // Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
@@ -24,7 +24,7 @@ import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from '../wire-message.ts';
 import type { AnswerMeter } from '../../limits/answer-budget.ts';
-import { RelayedBody } from './relayed-body.ts';
+import { RELAY_FROM_BYTES, RelayedBody } from './relayed-body.ts';
 import { SseRelayTap, type TapStep } from './sse-relay-tap.ts';
 import { BodyText } from './body-text.ts';
 import { headerString } from './request-headers.ts';
@@ -39,7 +39,6 @@ export const MAX_RESUMES = 3;
 /** Wait before resuming when the upstream gave no `retry`, and the longest `retry` honoured (ms). */
 const DEFAULT_RETRY_MS = 1000;
 const MAX_RETRY_MS = 10_000;
-
 type Reading = 'headers' | 'accepted' | 'json' | 'relay' | 'error' | 'sse' | 'drain';
 
 export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
@@ -103,6 +102,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (status < 200) return;
     this.status = status;
     this.headers = headers;
+    const length = Number(headerString(headers['content-length']) || Number.NaN);
     if (status === 202 || (status < 300 && this.id === undefined)) this.reading = 'accepted';
     else if (status >= 300) this.reading = 'error';
     else if (EVENT_STREAM.test(headerString(headers['content-type']))) {
@@ -110,9 +110,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.decoder = new TextDecoder();
       this.sse = new SseParser((data) => this.onEvent(data), this.maxAnswer);
       if (this.input.relay && this.id !== undefined) this.tap = new SseRelayTap((b) => this.toParser(b), () => this.newBody(undefined), this.maxAnswer);
-    } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0) {
+    } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0 && !(length < RELAY_FROM_BYTES)) {
       this.reading = 'relay';
-      this.body = this.newBody(Number(headerString(headers['content-length']) || Number.NaN));
+      this.body = this.newBody(length);
     } else this.reading = 'json';
   }
 

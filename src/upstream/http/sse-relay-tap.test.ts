@@ -100,4 +100,31 @@ describe('SseRelayTap', () => {
     const tap = new SseRelayTap(() => undefined, () => new RelayedBody({ relay, id: 3, maxJsonDepth: 64, length: undefined, pause: () => undefined, resume: () => undefined, abandon: () => undefined }), 100_000);
     expect(tap.push(Buffer.from(`data: ${RESPONSE}`))).toEqual({ kind: 'too_large' });
   });
+
+  for (const eol of ['\n', '\r\n']) {
+    it(`hands a chunk of whole small events to the parser as one piece, and still relays a big result after it (line ends ${JSON.stringify(eol)})`, () => {
+      const relay = new MemoryRelay();
+      const pieces: string[] = [];
+      const body = (): RelayedBody => new RelayedBody({ relay, id: 3, maxJsonDepth: 64, length: undefined, pause: () => undefined, resume: () => undefined, abandon: () => undefined });
+      const tap = new SseRelayTap((b) => void pieces.push(Buffer.from(b).toString('utf8')), body, 10_000_000);
+      const small = ['id: 1', 'data:', '', 'event: message', `data: ${NOTE}`, '', ''].join(eol);
+      expect(tap.push(Buffer.from(small))).toEqual({ kind: 'more' });
+      expect(pieces).toEqual([small]);
+      expect(tap.push(Buffer.from(`data: ${RESPONSE}${eol}${eol}`))).toEqual({ kind: 'relayed' });
+      expect(relay.state).toBe('complete');
+      expect(JSON.parse(relay.text())).toEqual(RESULT);
+      expect(pieces.join('')).toBe(small);
+    });
+  }
+
+  it('reads a small chunk that ends inside an event line by line, so a big data line begun there is still relayed', () => {
+    const relay = new MemoryRelay();
+    const pieces: string[] = [];
+    const tap = new SseRelayTap((b) => void pieces.push(Buffer.from(b).toString('utf8')), () => new RelayedBody({ relay, id: 3, maxJsonDepth: 64, length: undefined, pause: () => undefined, resume: () => undefined, abandon: () => undefined }), 10_000_000);
+    const event = `data: ${RESPONSE}\n\n`;
+    expect(tap.push(Buffer.from(`: ping\n\n${event.slice(0, 100)}`))).toEqual({ kind: 'more' });
+    expect(tap.push(Buffer.from(event.slice(100)))).toEqual({ kind: 'relayed' });
+    expect(JSON.parse(relay.text())).toEqual(RESULT);
+    expect(pieces.join('')).toBe(': ping\n\n');
+  });
 });

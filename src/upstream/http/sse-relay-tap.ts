@@ -7,7 +7,7 @@
 // complete at its blank line; a second data line in it is refused, since the relay has
 // already sent the first as the whole message. Other fields of that event (id, retry, event
 // names, comments) still go to the parser, which keeps the last event id and the retry.
-import type { BodyFailure, RelayedBody } from './relayed-body.ts';
+import { RELAY_FROM_BYTES, type BodyFailure, type RelayedBody } from './relayed-body.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -53,8 +53,17 @@ export class SseRelayTap {
   }
 
   push(chunk: Buffer): TapStep {
-    let pos = 0;
     const n = chunk.length;
+    // The usual answer: a chunk of whole events, shorter than any result the relay would
+    // take, so none of its data lines can be one. The parser gets it as one piece, as it
+    // would get its lines one by one.
+    if (n < RELAY_FROM_BYTES && this.#line === 'head' && this.#headLen === 0 && !this.#afterCr && this.#relaying === undefined && endsEvents(chunk)) {
+      this.#eventHasData = false;
+      this.#crToParser = false;
+      this.toParser(chunk);
+      return MORE;
+    }
+    let pos = 0;
     if (this.#afterCr) {
       this.#afterCr = false;
       if (n > 0 && chunk[0] === LF) {
@@ -176,6 +185,13 @@ export class SseRelayTap {
     const end = relaying.end();
     return end.kind === 'held' ? relaying.failWith('the relayed event was not a response') : end;
   }
+}
+
+/** The chunk ends with a blank line (LF LF or CR LF CR LF): every event in it is complete. */
+function endsEvents(chunk: Buffer): boolean {
+  const n = chunk.length;
+  if (n < 2 || chunk[n - 1] !== LF) return false;
+  return chunk[n - 2] === LF || (n >= 4 && chunk[n - 2] === CR && chunk[n - 3] === LF && chunk[n - 4] === CR);
 }
 
 /** Index of the next CR or LF from `pos`, or -1. */
