@@ -6,9 +6,9 @@
 //
 // Flags: --quick (1 round x 2 s), --rounds N, --seconds S, --connections C, --soak-seconds S,
 //        --only id,id (legacy, modern, stdio, toolsList, contextBudget, memory, soak, bigResults,
-//        overload, mergedPeer, scaleOut, ceiling), --long (adds the long ramps: ceiling), --profile (always), --no-profile,
-//        --baseline DIR (a built checkout of another revision: its plain gateway is one more arm of
-//        the legacy scenario, so CPU per call before and after a change comes from one run).
+//        overload, mergedPeer, scaleOut, ceiling, baseline), --long (adds the long ramps: ceiling), --profile (always), --no-profile,
+//        --baseline DIR (a built checkout of another revision, for the `baseline` scenario: CPU per
+//        call of this checkout's plain gateway and that one's, interleaved in one run).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { detectPinning, LOADGEN_CPU, SERVER_CPU } from './harness/child-processes.ts';
 import { LoadGenerator } from './harness/load-generator.ts';
 import { evaluateTargets, formatReport, writeJson } from './report.ts';
+import { baselineAb } from './scenarios/baseline-ab.ts';
 import { bigResults } from './scenarios/big-results.ts';
 import { contextBudget } from './scenarios/context-budget.ts';
 import { memory } from './scenarios/memory.ts';
@@ -37,6 +38,8 @@ import { toolsListMerged } from './scenarios/tools-list-merged.ts';
 const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioPeers, toolsListMerged, serversOverlays, contextBudget, memory, soak, bigResults, overload, mergedPeer, scaleOut];
 /** Minutes-long ramps: run with --long, or by name with --only. */
 const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
+/** Run when --baseline is given (or by name with --only). */
+const BASELINE_SCENARIOS: readonly Scenario[] = [baselineAb];
 const MAX_DEFAULT_PROFILES = 2;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
@@ -101,12 +104,12 @@ async function main(): Promise<number> {
     `Gatehouse benchmark — ${started.toISOString()}, git ${gitRevision()}`,
     `node ${process.version}, ${cpus} CPUs, ${pinning.taskset ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOADGEN_CPU}` : 'NOT pinned (no taskset or 1 CPU)'}`,
     `${plan.rounds} interleaved rounds x ${plan.roundSec} s (+${plan.warmupSec} s warm-up per arm), ${connections} connections; medians over rounds; ×: ratio to the scenario's first row`,
-    ...(baseline ? [`baseline: ${baseline.dir} at git ${baseline.revision} (an arm of the legacy scenario)`] : []),
+    ...(baseline ? [`baseline: ${baseline.dir} at git ${baseline.revision} (the baseline scenario)`] : []),
   ];
   const results: ScenarioResult[] = [];
   try {
-    for (const s of [...SCENARIOS, ...LONG_SCENARIOS]) {
-      if (only ? !only.includes(s.id) : LONG_SCENARIOS.includes(s) && !args.long) continue;
+    for (const s of [...SCENARIOS, ...LONG_SCENARIOS, ...BASELINE_SCENARIOS]) {
+      if (only ? !only.includes(s.id) : (LONG_SCENARIOS.includes(s) && !args.long) || (BASELINE_SCENARIOS.includes(s) && !baseline)) continue;
       results.push(await runScenario(s, ctx));
     }
     let outcomes = evaluateTargets(results);

@@ -117,16 +117,6 @@ export const toolsCallLegacy: Scenario = {
         spec: { url: relay.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(relay.url), tool: 'echo' } },
         cpuPids: { relay: relay.pid, upstream: everything.pid },
       });
-      const baseline = ctx.baseline ? await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: UPSTREAM, url: everything.url }], checkout: ctx.baseline.dir }) : undefined;
-      const baselineArm = ctx.baseline ? `gatehouse at the baseline (${ctx.baseline.revision})` : '';
-      if (baseline) {
-        stoppers.push(baseline.stop);
-        arms.push({
-          name: baselineArm,
-          spec: { url: baseline.url, connections: ctx.connections, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(baseline.url), tool: `${UPSTREAM}__echo` } },
-          cpuPids: { gateway: baseline.pid, upstream: everything.pid },
-        });
-      }
       const countersBefore = await Promise.all([auditCounters(gwPolicy.port), auditCounters(gwBatch.port)]);
       const summaries = await runInterleaved(ctx.gen, arms, ctx.plan, ctx.log);
       // Records per fdatasync over the full-speed rounds alone (warm-ups included: same load).
@@ -150,8 +140,7 @@ export const toolsCallLegacy: Scenario = {
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
-      const bl = baseline ? summaries.find((s) => s.name === baselineArm) : undefined;
-      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', [BATCH_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor', [RELAY_ARM]: 'relay', ...(baseline ? { [baselineArm]: 'gateway' } : {}) });
+      const rows = armRows(summaries, { gatehouse: 'gateway', [POLICY_ARM]: 'gateway', [BATCH_ARM]: 'gateway', 'nginx pass-through': 'nginx', [FLOOR_ARM]: 'floor', [RELAY_ARM]: 'relay' });
       rows.find((r) => r.label === FLOOR_ARM)!.note += '; yardstick: node:http + undici, JSON parse and id swap only, no checks (bench/harness/node-floor-server.ts)';
       rows.find((r) => r.label === RELAY_ARM)!.note += '; yardstick: bytes piped over TCP, no HTTP parsing (bench/harness/node-relay-server.ts)';
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
@@ -197,7 +186,6 @@ export const toolsCallLegacy: Scenario = {
           nodeFloorCpuUsPerCall: fl.cpuUsPerCall.floor ?? Number.NaN,
           nodeRelayThroughputRatio: rl.rps / direct.rps,
           nodeRelayCpuUsPerCall: rl.cpuUsPerCall.relay ?? Number.NaN,
-          ...(bl ? { plainVsBaselineCpu: (gw.cpuUsPerCall.gateway ?? Number.NaN) / (bl.cpuUsPerCall.gateway ?? Number.NaN), baselineCpuUsPerCall: bl.cpuUsPerCall.gateway ?? Number.NaN } : {}),
           fixedRate: rate,
           fixedRateP99Ratio: pacedGw.p99Ms / pacedDirect.p99Ms,
           fixedRateP50Ratio: pacedGw.p50Ms / pacedDirect.p50Ms,

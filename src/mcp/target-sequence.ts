@@ -72,6 +72,9 @@ export interface SequenceDeps extends SendDeps {
   auditReadsResult?: (name: string) => boolean;
 }
 
+/** A CallRecord while this call's sequence makes it; handed on only once done. */
+type RecordBeingMade = { -readonly [K in keyof CallRecord]: CallRecord[K] };
+
 const HIDDEN = Object.freeze({ effect: 'hidden' as const, ruleId: 'visibility', reason: 'not visible to the caller' });
 
 /** The decision as the record names it. */
@@ -98,7 +101,13 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
     if (!found.ok) return { reply: found, record: {} };
     let r = found.value;
     const t = r.target;
-    const base = { target: { upstream: t.upstream, name: t.name, upstreamName: t.upstreamName }, ...(r.paramValues ? { paramValues: r.paramValues } : {}), ...(r.filled ? { arguments: t.arguments ?? {}, filledArguments: r.filled } : {}) };
+    // The call's record, filled in as the stages return (plain assignments: cheaper than spreads).
+    const base: RecordBeingMade = { target: { upstream: t.upstream, name: t.name, upstreamName: t.upstreamName } };
+    if (r.paramValues) base.paramValues = r.paramValues;
+    if (r.filled) {
+      base.arguments = t.arguments ?? {};
+      base.filledArguments = r.filled;
+    }
 
     const hidden = (): Handled => ({ reply: err(r.unknown), record: { ...base, decision: HIDDEN } });
     const visible = (): boolean => r.listed === undefined || enforcer.visible(call.principal, r.listed.list, r.listed.item, r.listed.origin);
@@ -120,7 +129,8 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       decision = g.value;
       if (decision.effect === 'deny') return { reply: err(r.unknown), record: { ...base, decision: recorded(decision) } };
     }
-    const judged: CallRecord = decision ? { ...base, decision: recorded(decision) } : base;
+    const judged = base;
+    if (decision) judged.decision = recorded(decision);
 
     // Check.
     const invalid = r.check?.();
@@ -134,10 +144,11 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       const run = await runApproval(deps.approvals, call, decision, { method: call.method, upstream: t.upstream, name: t.name, upstreamName: t.upstreamName, arguments: t.arguments ?? {}, ruleId: decision.ruleId });
       approval = run.approval;
       approvalWaitMs = run.waitedMs;
-      const approved: CallRecord = { ...judged, ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}) };
-      if (!run.step.ok) return { reply: run.step, record: approved };
+      if (approval) judged.approval = approval;
+      if (approvalWaitMs !== undefined) judged.approvalWaitMs = approvalWaitMs;
+      if (!run.step.ok) return { reply: run.step, record: judged };
       step = run.step.value;
-      if (step.kind === 'reply') return { reply: ok(step.result), record: approved };
+      if (step.kind === 'reply') return { reply: ok(step.result), record: judged };
     }
     const params = step?.kind === 'forward' ? step.params : call.params;
     const ruleId = decision?.ruleId ?? '';
@@ -150,7 +161,7 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       if (headers && !headers.ok) return headers;
       credential = credentialKind(res.upstream.config);
       const relay = relayFor(call, { name: res.target.name, readsResult: res.readsResult }, step !== undefined, relayContext);
-    const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value, relay);
+      const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value, relay);
       upstreamMs += sent.ms;
       const reply = keepApproval(call, step, sent.reply, t, ruleId);
       return res.rewrite ? res.rewrite(reply) : reply;
@@ -178,6 +189,9 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       reply = shaped.reply;
       shaping = shaped.record;
     }
-    return { reply, record: { ...judged, upstreamMs, ...(credential !== undefined && credential !== 'none' ? { credential } : {}), ...(approval ? { approval } : {}), ...(approvalWaitMs !== undefined ? { approvalWaitMs } : {}), ...(shaping ? { shaping } : {}) } };
+    judged.upstreamMs = upstreamMs;
+    if (credential !== undefined && credential !== 'none') judged.credential = credential;
+    if (shaping) judged.shaping = shaping;
+    return { reply, record: judged };
   };
 }

@@ -6,7 +6,16 @@ import type { UpstreamConfig } from '../config/types.ts';
 
 export type CredentialKind = 'user' | 'exchange' | 'service' | 'none';
 
+/** Asked on every call: an upstream's configuration is read once. */
+const known = new WeakMap<UpstreamConfig, CredentialKind>();
+
 export function credentialKind(config: UpstreamConfig): CredentialKind {
+  let kind = known.get(config);
+  if (kind === undefined) known.set(config, (kind = kindOf(config)));
+  return kind;
+}
+
+function kindOf(config: UpstreamConfig): CredentialKind {
   if (config.kind === 'stdio') return 'none';
   if (config.userAuth !== undefined) return 'user';
   if (config.tokenExchange !== undefined) return 'exchange';
