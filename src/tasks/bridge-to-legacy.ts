@@ -65,6 +65,11 @@ function coreOutcome(task: JsonObject, id: string, upstream: string): Reply {
   return err({ kind: 'upstream_error', upstream, error: given ?? { code: INTERNAL_ERROR, message, data: related } });
 }
 
+/** The task waits for input this request cannot give: the task's trouble, as the upstream's. */
+function unanswerable(upstream: string, message: string): Reply {
+  return err({ kind: 'upstream_error', upstream, error: { code: INTERNAL_ERROR, message: `Task input: ${message}` } });
+}
+
 /** Waits `ms`, or less when `signal` aborts first. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -128,7 +133,7 @@ async function awaitEnd(deps: BridgeDeps, call: Call, o: OpenedTask): Promise<{ 
     }
     ledger.saw(entry, status, 'tasks/result');
     if (status === 'input_required' && isJsonObject(task.inputRequests)) {
-      const asked = await askClient(call, o.id, task.inputRequests, answered, deadline - performance.now());
+      const asked = await askClient(call, o.upstream.name, o.id, task.inputRequests, answered, deadline - performance.now());
       if (!asked.ok) return { reply: asked, status };
       if (Object.keys(asked.value).length > 0) {
         const updated = await send(call, o.upstream, 'tasks/update', { taskId, inputResponses: asked.value });
@@ -145,20 +150,20 @@ async function awaitEnd(deps: BridgeDeps, call: Call, o: OpenedTask): Promise<{ 
 
 /** Puts the task's questions not yet answered to the client, on this call's stream, naming the
  * task (related-task `_meta`, as core has a task's requests carry it); their answers by key. */
-async function askClient(call: Call, id: string, requests: JsonObject, answered: Set<string>, remainingMs: number): Promise<Reply> {
+async function askClient(call: Call, upstream: string, id: string, requests: JsonObject, answered: Set<string>, remainingMs: number): Promise<Reply> {
   const responses: JsonObject = {};
   for (const [key, r] of Object.entries(requests)) {
     if (answered.has(key)) continue;
     if (!isJsonObject(r) || typeof r.method !== 'string' || !CLIENT_ASK_METHODS.has(r.method)) {
-      return err({ kind: 'internal', message: `the task asks for input the gateway cannot put to a 2025-11-25 client (inputRequests["${key}"])` });
+      return unanswerable(upstream, `the task asks for input the gateway cannot put to a 2025-11-25 client (inputRequests["${key}"])`);
     }
-    if (!call.ask) return err({ kind: 'internal', message: 'the task asks for input, and this client cannot be asked on this request' });
+    if (!call.ask) return unanswerable(upstream, 'the task asks for input, and this client cannot be asked on this request');
     const params = isJsonObject(r.params) ? r.params : {};
     const meta = { ...(isJsonObject(params._meta) ? params._meta : {}), [RELATED_TASK_META]: { taskId: id } };
     const answer = await call.ask(r.method as ClientAskMethod, { ...params, _meta: meta }, Math.max(remainingMs, 0));
     if (!answer.ok) {
       const why = answer.error.kind === 'client_error' ? answer.error.error.message : answer.error.message;
-      return err({ kind: 'internal', message: `the task asked for ${r.method}, which the client did not answer: ${why}` });
+      return unanswerable(upstream, `the task asked for ${r.method}, which the client did not answer: ${why}`);
     }
     const { _meta: _dropped, ...plain } = answer.value;
     responses[key] = plain;

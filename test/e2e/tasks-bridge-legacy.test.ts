@@ -115,12 +115,30 @@ describe('legacy client, modern upstream: the tasks extension bridged to core ta
       const id = (await startJob(noInput, 'q2', 'up__ask_job')).task.taskId;
       const updates = sentUpstream('tasks/update').length;
       const e = await refusal(noInput.experimental.tasks.getTaskResult(id, CallToolResultSchema));
-      expect(e.message).toContain('elicitation/create');
+      expect(e).toEqual({ code: -32603, message: expect.stringContaining('elicitation/create') });
       expect(sentUpstream('tasks/update')).toHaveLength(updates);
       expect(auditRequests(gw).filter((r) => r.method === 'tasks/result' && r.task?.id === id).at(-1)).toMatchObject({ outcome: 'error', task: { status: 'input_required' } });
     } finally {
       await noInput.close();
     }
+  });
+
+  it('a question of a kind no 2025-11-25 client is asked fails the tasks/result with a clear error', async () => {
+    const id = (await startJob(alice, 'odd', 'up__ask_job')).task.taskId;
+    const e = await refusal(alice.experimental.tasks.getTaskResult(id, CallToolResultSchema));
+    expect(e).toEqual({ code: -32603, message: expect.stringContaining('input the gateway cannot put to a 2025-11-25 client') });
+  });
+
+  it('a client that cancels its tasks/result stops the polling; the task goes on', async () => {
+    const id = (await startJob(alice, 'c2')).task.taskId;
+    const polls = sentUpstream('tasks/get').length;
+    const abort = new AbortController();
+    const result = alice.experimental.tasks.getTaskResult(id, CallToolResultSchema, { signal: abort.signal });
+    await expect.poll(() => sentUpstream('tasks/get').length).toBeGreaterThan(polls);
+    abort.abort();
+    await expect(result).rejects.toThrow();
+    await expect.poll(() => auditRequests(gw).filter((r) => r.method === 'tasks/result' && r.task?.id === id).at(-1)).toMatchObject({ outcome: 'cancelled' });
+    expect((await alice.experimental.tasks.getTask(id)).status).toBe('working');
   });
 
   it("tasks/list shows each principal its own tasks, from the gateway's ledger", async () => {
