@@ -10,6 +10,7 @@ import type { ClientAsk } from '../protocol/client-ask.ts';
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 import { err, ok } from '../protocol/result.ts';
 import type { Upstream } from '../upstream/upstream.ts';
+import type { AskedInput } from '../mcp/suspension-state.ts';
 import type { HeldTaskInputs } from './held-task-input.ts';
 import type { TaskRef } from './task-ids.ts';
 import type { TaskLedger } from './task-ledger.ts';
@@ -61,7 +62,7 @@ export async function bridgeToModern(deps: BridgeDeps, call: Call, o: OpenedTask
   let got = await send(call, o.upstream, 'tasks/get', { taskId });
   if (!got.ok) return { reply: got, record: taskRecord(o, started) };
   let final: Reply | undefined;
-  let asked;
+  let asked: AskedInput[] | undefined;
   if (statusOf(got.value) === 'input_required') {
     const run = (ask: ClientAsk, signal: AbortSignal) => send(call, o.upstream, 'tasks/result', { taskId }, { ask, signal });
     const view = await inputs.poll(o.id, call.authContext, call.clientCapabilities, run);

@@ -26,8 +26,10 @@ describe('held task input', () => {
     const inputs = new HeldTaskInputs();
     const r = read();
     const first = inputs.poll('t1', 'alice', CAPS, r.run, 60_000);
+    const second = inputs.poll('t1', 'alice', CAPS, r.run, 60_000);
     const answer = r.ask('elicitation/create', QUESTION, 1000);
     const view = await first;
+    expect(await second).toEqual(view);
     expect(view).toEqual({ kind: 'asking', asked: [{ key: 'q1-1', method: 'elicitation/create', params: QUESTION }] });
     expect(await inputs.poll('t1', 'alice', CAPS, r.run, 0)).toEqual(view);
     expect(inputs.answer('t1', { 'q1-1': 'yes' }).ok).toBe(false);

@@ -39,7 +39,8 @@ class HeldRead {
   readonly controller = new AbortController();
   outcome: Reply | undefined;
   private asked = 0;
-  private wake: (() => void) | undefined;
+  /** The polls waiting for a question or the end. */
+  private readonly waking = new Set<() => void>();
 
   constructor(
     readonly owner: string,
@@ -72,12 +73,14 @@ class HeldRead {
     if (this.outcome) return { kind: 'ended', reply: this.outcome };
     if (this.open.length === 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        timer.unref();
-        this.wake = () => {
+        const wake = (): void => {
           clearTimeout(timer);
+          this.waking.delete(wake);
           resolve();
         };
+        const timer = setTimeout(wake, ms);
+        timer.unref();
+        this.waking.add(wake);
       });
     }
     if (this.outcome) return { kind: 'ended', reply: this.outcome };
@@ -99,9 +102,7 @@ class HeldRead {
   }
 
   private rouse(): void {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
+    for (const wake of [...this.waking]) wake();
   }
 
   private end(reply: Reply, onEnd: () => void): void {
