@@ -5,19 +5,30 @@
 // CreateTaskResult under an id bound to the caller, makes tasks/result out of polling the
 // upstream's tasks/get (asking the task's questions on the tasks/result stream and answering
 // them with tasks/update), keeps tasks/list itself, and refuses to cancel a task that ended.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startModernTaskUpstream, type ModernTaskUpstream } from '../fixtures/modern-task-upstream.ts';
 import { auditEvents, auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, IDENTITY_YAML, policyDir } from '../harness/policy-env.ts';
+import { ALICE, BOB, IDENTITY_YAML, legacySession, policyDir } from '../harness/policy-env.ts';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const RELATED = 'io.modelcontextprotocol/related-task';
 const CAPS = { tasks: { list: {}, cancel: {} }, elicitation: {} };
+
+// The official 2025-11-25 schema (test/spec): what a 2025-11-25 client is sent must fit it.
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+(addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+ajv.addSchema(JSON.parse(readFileSync(new URL('../spec/2025-11-25/schema.json', import.meta.url), 'utf8')), 'core');
+const expectValid = (def: string, value: unknown) => {
+  const validate = ajv.getSchema(`core#/$defs/${def}`)!;
+  expect(validate(value) ? [] : validate.errors, def).toEqual([]);
+};
 
 let upstream: ModernTaskUpstream;
 let slow: ModernTaskUpstream;
@@ -189,5 +200,20 @@ describe('legacy client, modern upstream: the tasks extension bridged to core ta
       ['tasks/result', 'error'],
       ['tasks/get', 'error'],
     ]);
+  });
+
+  it('answers in shapes valid for 2025-11-25: CreateTaskResult, GetTaskResult, ListTasksResult, CancelTaskResult, the tasks/result result', async () => {
+    const raw = await legacySession(gw.url, ALICE, { tasks: { list: {}, cancel: {} } });
+    const created = (await raw('tools/call', { name: 'up__job', arguments: { label: 'v1' }, task: { ttl: 60_000 } })).json.result;
+    expectValid('CreateTaskResult', created);
+    const taskId = created.task.taskId;
+    expectValid('GetTaskResult', (await raw('tasks/get', { taskId })).json.result);
+    expectValid('ListTasksResult', (await raw('tasks/list', {})).json.result);
+    upstream.finish(upstream.taskIds().at(-1)!);
+    const result = (await raw('tasks/result', { taskId })).json.result;
+    expectValid('CallToolResult', result);
+    expect(result._meta[RELATED]).toEqual({ taskId });
+    const other = (await raw('tools/call', { name: 'up__job', arguments: { label: 'v2' }, task: { ttl: 60_000 } })).json.result.task.taskId;
+    expectValid('CancelTaskResult', (await raw('tasks/cancel', { taskId: other })).json.result);
   });
 });
