@@ -68,8 +68,9 @@ export async function bridgeToModern(deps: BridgeDeps, call: Call, o: OpenedTask
     const view = await inputs.poll(o.id, call.authContext, call.clientCapabilities, run);
     if (view?.kind === 'asking') asked = view.asked;
     if (view?.kind === 'ended') {
-      // The task ended while its question was awaited: its status now, and the read's answer.
-      final = view.reply;
+      // The read ended while a question was awaited: the task's status now, and the read's
+      // answer when it is the result (one that failed, at the upstream's timeout say, is not).
+      final = view.reply.ok ? view.reply : undefined;
       got = await send(call, o.upstream, 'tasks/get', { taskId });
       if (!got.ok) return { reply: got, record: taskRecord(o, started) };
     }
