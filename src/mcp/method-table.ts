@@ -96,10 +96,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const modernCapabilities = (): JsonObject => (tasks?.offered() ? { ...capabilities(), extensions: { [TASKS_EXTENSION]: {} } } : capabilities());
 
   /** What a 2025-11-25 session is offered: logging (logging/setLevel is served), resource
-   * subscriptions where an upstream takes them, and tasks where a 2025-11-25 upstream offers them. */
+   * subscriptions where an upstream takes them, and tasks where an upstream of either era
+   * offers them (a 2026-07-28 one's are bridged). */
   const legacyCapabilities = (): JsonObject => {
     const caps: JsonObject = { ...capabilities(), logging: {} };
-    if (tasks?.offered('legacy')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    if (tasks?.offered()) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     return caps;
   };
 

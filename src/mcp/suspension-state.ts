@@ -85,11 +85,16 @@ export interface AskedInput {
   params: JsonObject;
 }
 
-export function inputRequiredResult(asked: readonly AskedInput[], requestState: string): JsonObject {
+/** The questions as a 2026-07-28 `inputRequests` map (an MRTR result's, or a task's). */
+export function inputRequestsOf(asked: readonly AskedInput[]): JsonObject {
   const inputRequests: JsonObject = {};
   for (const a of asked) {
     const params = modernInputParams(a.method, a.params);
     inputRequests[a.key] = params === undefined ? { method: a.method } : { method: a.method, params };
   }
-  return { resultType: 'input_required', inputRequests, requestState };
+  return inputRequests;
+}
+
+export function inputRequiredResult(asked: readonly AskedInput[], requestState: string): JsonObject {
+  return { resultType: 'input_required', inputRequests: inputRequestsOf(asked), requestState };
 }

@@ -3,23 +3,27 @@
 // ttlMs, pollInterval -> pollIntervalMs), in the envelope (`{ task }` -> the flat
 // `resultType: "task"` result) and in where the result is: the 2025-11-25 client reads it with
 // tasks/result, the 2026-07-28 one finds it inlined in tasks/get once the task is terminal.
-// Not bridged: input. A core task waiting in `input_required` asks through tasks/result,
-// which has no counterpart here, so such a task is shown as `working` with a status message
-// saying so, and tasks/update is refused.
+// Input too: a core task in `input_required` asks on the stream of a tasks/result, the
+// extension's shows its questions as `inputRequests` (held-task-input.ts holds them); one whose
+// questions have not reached this replica is shown `working`, with a status message saying so.
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
 import type { Reply } from '../protocol/call.ts';
 import { INTERNAL_ERROR } from '../protocol/errors.ts';
+import { inputRequestsOf, type AskedInput } from '../mcp/suspension-state.ts';
 import { RELATED_TASK_META } from './task-shapes.ts';
 
-export const INPUT_NOT_BRIDGED = 'waiting for input, which the gateway does not bridge from a 2025-11-25 upstream to this client';
+export const INPUT_NOT_HERE = 'waiting for input: the upstream has not asked its question through this gateway replica';
 
-/** The extension's Task fields from a core Task, under the client's id. */
-function modernTask(task: JsonObject, id: string): JsonObject {
+/** The extension's Task fields from a core Task, under the client's id; `asked`: the
+ * questions of a task in `input_required`. */
+function modernTask(task: JsonObject, id: string, asked?: readonly AskedInput[]): JsonObject {
   const waiting = task.status === 'input_required';
+  const asking = waiting && asked !== undefined && asked.length > 0;
   return {
     taskId: id,
-    status: waiting ? 'working' : (task.status as string),
-    ...(waiting ? { statusMessage: INPUT_NOT_BRIDGED } : typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+    status: waiting && !asking ? 'working' : (task.status as string),
+    ...(waiting && !asking ? { statusMessage: INPUT_NOT_HERE } : typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+    ...(asking ? { inputRequests: inputRequestsOf(asked) } : {}),
     ...(typeof task.createdAt === 'string' ? { createdAt: task.createdAt } : {}),
     ...(typeof task.lastUpdatedAt === 'string' ? { lastUpdatedAt: task.lastUpdatedAt } : {}),
     ...(typeof task.ttl === 'number' ? { ttlMs: Math.round(task.ttl) } : {}),
@@ -34,8 +38,8 @@ export function modernCreated(result: JsonObject, id: string): JsonObject {
 
 /** tasks/get: the core Task, with the outcome inlined when terminal (`final`: the answer of
  * the upstream's tasks/result, read only then). */
-export function modernDetailed(task: JsonObject, id: string, final: Reply | undefined): JsonObject {
-  const out = modernTask(task, id);
+export function modernDetailed(task: JsonObject, id: string, final: Reply | undefined, asked?: readonly AskedInput[]): JsonObject {
+  const out = modernTask(task, id, asked);
   if (!final) return out;
   if (!final.ok) {
     const e = final.error.kind === 'upstream_error' ? final.error.error : { code: INTERNAL_ERROR, message: `the task's result could not be read (${final.error.kind})` };

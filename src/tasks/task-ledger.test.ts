@@ -31,6 +31,20 @@ describe('task ledger', () => {
     expect([...l.upstreamsOf('carol')]).toEqual([]);
   });
 
+  it('keeps the last status seen and when it changed, and lists a principal\'s tasks on one upstream', () => {
+    const { l, add, advance } = ledger();
+    const e = add('t1');
+    add('t2', 'bob');
+    l.saw(e, 'working', 'created');
+    advance(500);
+    l.saw(e, 'input_required', 'tasks/get');
+    advance(500);
+    l.saw(e, 'input_required', 'tasks/get');
+    expect([e.status, e.statusAt]).toEqual(['input_required', 1_500]);
+    expect(l.tasksOf('alice', 'up').map((t) => t.id)).toEqual(['t1']);
+    expect(l.tasksOf('alice', 'other')).toEqual([]);
+  });
+
   it('forgets a task past its ttl (capped), recording an end never seen as unobserved', () => {
     const { l, ends, add, advance } = ledger();
     add('short', 'alice', 10_000);

@@ -34,6 +34,10 @@ export interface TaskEntry {
   sessionId?: string;
   createdAt: number;
   expiresAt: number;
+  /** The last status seen, and when it changed (what tasks/list shows of a task whose
+   * upstream has no tasks/list: a 2026-07-28 one). */
+  status?: string;
+  statusAt?: number;
   ended?: string;
 }
 
@@ -88,9 +92,18 @@ export class TaskLedger {
     return out;
   }
 
+  /** The tasks of `authContext` on `upstream`, oldest first. */
+  tasksOf(authContext: string, upstream: string): TaskEntry[] {
+    return [...this.byId.values()].filter((e) => e.authContext === authContext && e.upstream === upstream);
+  }
   /** A status seen for a task: a terminal one records its end, once. */
   saw(entry: TaskEntry | undefined, status: string | undefined, seen: EndSeen): void {
-    if (!entry || entry.ended !== undefined || status === undefined || !TERMINAL_STATUSES.has(status)) return;
+    if (!entry || entry.ended !== undefined || status === undefined) return;
+    if (entry.status !== status) {
+      entry.status = status;
+      entry.statusAt = this.now();
+    }
+    if (!TERMINAL_STATUSES.has(status)) return;
     entry.ended = status;
     this.onEnd(entry, status, seen);
   }

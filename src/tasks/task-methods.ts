@@ -3,14 +3,15 @@
 // creates is handed to the client under an id of the gateway's (task-ids.ts), bound to the
 // caller; tasks/get, tasks/result, tasks/list and tasks/cancel (2025-11-25 core), or
 // tasks/get, tasks/update and tasks/cancel (the 2026-07-28 extension), go to the upstream that
-// holds the task, for its creator only. Anyone else, a changed id, a task of the other era,
-// and a task that does not exist all get the same -32602 "Unknown task".
+// holds the task, for its creator only. Anyone else, a changed id, and a task that does not
+// exist all get the same -32602 "Unknown task".
 // Only clients that declared tasks are offered any of it; the upstream's own judgement of a
-// task (its status, its result) is passed through. A 2025-11-25 upstream's task-only tools are
-// bridged to 2026-07-28 clients (task-bridge.ts); a 2026-07-28 upstream's tasks are not
-// offered to 2025-11-25 clients.
+// task (its status, its result) is passed through. Tasks of an upstream of the other era are
+// bridged: a 2025-11-25 upstream's to 2026-07-28 clients (bridge-to-modern.ts), a 2026-07-28
+// upstream's to 2025-11-25 clients (bridge-to-legacy.ts).
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Call, Handled, Reply } from '../protocol/call.ts';
+import type { ClientAsk } from '../protocol/client-ask.ts';
 import { NO_RECORD } from '../protocol/call.ts';
 import { INTERNAL_ERROR } from '../protocol/errors.ts';
 import { isJsonObject, type JsonObject, type JsonRpcNotification } from '../protocol/message.ts';
@@ -22,8 +23,10 @@ import type { TaskRef } from './task-ids.ts';
 import type { EndSeen } from './task-ledger.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 import { requiresTask } from './task-list-view.ts';
-import { modernCreated, modernDetailed } from './task-bridge.ts';
-import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION, TERMINAL_STATUSES } from './task-shapes.ts';
+import { modernCreated } from './task-bridge.ts';
+import { bridgeToModern, taskRecord, type BridgeDeps, type OpenedTask, type TaskSend } from './bridge-to-modern.ts';
+import { bridgeToLegacy, coreTask, ledgerTasks } from './bridge-to-legacy.ts';
+import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION } from './task-shapes.ts';
 
 type Handler = (call: Call) => Promise<Handled>;
 
@@ -39,7 +42,7 @@ export interface TaskMethods {
   handlers(era: Era): Record<string, Handler>;
   /** The era in which an upstream offers tasks, if it does. */
   offers(upstream: string): Era | undefined;
-  /** Whether a client of `era` can run the upstream's tasks (the same era, or bridged). */
+  /** Whether a client of `era` can run the upstream's tasks (the same era, or bridged: any). */
   reaches(era: Era, upstream: string): boolean;
   /** Whether some upstream offers tasks in `era` (what to advertise), or in either era. */
   offered(era?: Era): boolean;
@@ -48,47 +51,48 @@ export interface TaskMethods {
 export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
   const { ids, ledger } = runtime;
   const eraOf = (u: Upstream | undefined): Era | undefined => (u ? upstreamTasks(u.status().era, u.identity()) : undefined);
-  /** Whether a client of `era` can run this upstream's tasks: the same era, or (bridged,
-   * task-bridge.ts) a 2026-07-28 client and a 2025-11-25 upstream. */
-  const reaches = (era: Era, u: Upstream | undefined): boolean => {
-    const offered = eraOf(u);
-    return offered === era || (era === 'modern' && offered === 'legacy');
-  };
+  /** Whether a client of `era` can run this upstream's tasks: in either era, the other one bridged. */
+  const reaches = (_era: Era, u: Upstream | undefined): boolean => eraOf(u) !== undefined;
   const clientIds = (call: Call, upstream: string) => (taskId: string) => ids.mint({ upstream, taskId }, call.authContext);
+  /** A request the upstream's task asks on a tasks/result stream names the task by the client's id. */
+  const relatedAsk = (call: Call, upstream: string, ask: ClientAsk): ClientAsk => (method, params, timeoutMs) => ask(method, withClientIds(params, clientIds(call, upstream)), timeoutMs);
   const unknown = (): Handled => ({ reply: err({ kind: 'invalid_params', message: UNKNOWN_TASK }), record: NO_RECORD });
   const notRelatedNotice = (call: Call, upstream: string) => (n: JsonRpcNotification) => {
     if (n.method === TASK_STATUS_NOTIFICATION) return; // the ledger routes these (task-runtime.ts)
     call.notify(isJsonObject(n.params) ? { ...n, params: withClientIds(n.params, clientIds(call, upstream)) } : n);
   };
 
-  /** The upstream and its task behind the client's id, for this caller in this era. */
-  const opened = (call: Call): { ref: TaskRef; upstream: Upstream; id: string } | undefined => {
+  /** The upstream and its task behind the client's id, for this caller. */
+  const opened = (call: Call): OpenedTask | undefined => {
     const id = call.params.taskId;
     const ref = ids.open(id, call.authContext);
     const upstream = ref && catalog.upstream(ref.upstream);
-    if (!ref || !upstream || !reaches(call.era, upstream)) return undefined;
+    if (!ref || !upstream) return undefined;
     return { ref, upstream, id: id as string };
   };
 
-  const send = (call: Call, upstream: Upstream, method: string, params: JsonObject): Promise<Reply> =>
+  const send: TaskSend = (call, upstream, method, params, via) =>
     upstream.request({
       method,
       params,
       clientCapabilities: call.clientCapabilities,
-      signal: call.signal,
-      onNotification: notRelatedNotice(call, upstream.name),
+      signal: via?.signal ?? call.signal,
+      onNotification: via ? () => undefined : notRelatedNotice(call, upstream.name),
       principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
+      ...(via ? { ask: via.ask } : call.ask ? { ask: relatedAsk(call, upstream.name, call.ask) } : {}),
     });
+  const bridging: BridgeDeps = { send, ledger, inputs: runtime.inputs };
 
   /** tasks/get, tasks/result, tasks/cancel, tasks/update: one task, forwarded under its upstream id. */
   const forward = (seen: EndSeen | undefined): Handler => async (call) => {
     if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
     const o = opened(call);
     if (!o) return unknown();
-    if (call.era === 'modern' && eraOf(o.upstream) === 'legacy') return bridged(call, o);
+    // The caller's own task (the id proves it), on an upstream that offers no tasks now: down.
+    if (!reaches(call.era, o.upstream)) return { reply: err({ kind: 'upstream_unavailable', upstream: o.upstream.name, reason: 'it offers no tasks now' }), record: taskRecord(o, performance.now()) };
+    if (eraOf(o.upstream) !== call.era) return (call.era === 'modern' ? bridgeToModern : bridgeToLegacy)(bridging, call, o);
     const started = performance.now();
     const reply = await send(call, o.upstream, call.method, { ...call.params, taskId: o.ref.taskId });
-    const upstreamMs = performance.now() - started;
     const entry = ledger.get(o.id);
     let status: string | undefined;
     if (reply.ok) {
@@ -96,32 +100,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
       status = call.method === 'tasks/result' ? (entry?.ended ?? 'completed') : statusOf(reply.value);
       if (seen) ledger.saw(entry, status, seen);
     }
-    const record = { target: { upstream: o.upstream.name, name: o.id, upstreamName: o.ref.taskId }, upstreamMs, task: { id: o.id, ...(status ? { status } : {}) } };
-    return { reply: reply.ok ? ok(withClientIds(reply.value, clientIds(call, o.upstream.name))) : reply, record };
-  };
-
-  /** A 2025-11-25 upstream's task asked about by a 2026-07-28 client (task-bridge.ts). */
-  const bridged = async (call: Call, o: { ref: TaskRef; upstream: Upstream; id: string }): Promise<Handled> => {
-    const entry = ledger.get(o.id);
-    const started = performance.now();
-    const record = (status?: string) => ({ target: { upstream: o.upstream.name, name: o.id, upstreamName: o.ref.taskId }, upstreamMs: performance.now() - started, task: { id: o.id, ...(status ? { status } : {}) } });
-    const taskId = o.ref.taskId;
-    if (call.method === 'tasks/update') return { reply: err({ kind: 'invalid_params', message: `Task input is not bridged: the task runs on a 2025-11-25 upstream` }), record: record() };
-    if (call.method === 'tasks/cancel') {
-      const cancelled = await send(call, o.upstream, 'tasks/cancel', { taskId });
-      if (cancelled.ok) ledger.saw(entry, statusOf(cancelled.value), 'tasks/cancel');
-      if (cancelled.ok) return { reply: ok({}), record: record(statusOf(cancelled.value)) };
-      // 2025-11-25 refuses to cancel a finished task; the extension acks it (idempotent).
-      const now = await send(call, o.upstream, 'tasks/get', { taskId });
-      const status = now.ok ? statusOf(now.value) : undefined;
-      return { reply: status !== undefined && TERMINAL_STATUSES.has(status) ? ok({}) : cancelled, record: record(status) };
-    }
-    const got = await send(call, o.upstream, 'tasks/get', { taskId });
-    if (!got.ok) return { reply: got, record: record() };
-    const status = statusOf(got.value);
-    const final = status === 'completed' || status === 'failed' ? await send(call, o.upstream, 'tasks/result', { taskId }) : undefined;
-    ledger.saw(entry, status, 'tasks/get');
-    return { reply: ok(modernDetailed(got.value, o.id, final)), record: record(status) };
+    return { reply: reply.ok ? ok(withClientIds(reply.value, clientIds(call, o.upstream.name))) : reply, record: taskRecord(o, started, status) };
   };
 
   /** tasks/list (2025-11-25): the caller's own tasks of every upstream it made tasks on. */
@@ -130,7 +109,10 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
     const tasks: JsonObject[] = [];
     for (const name of ledger.upstreamsOf(call.authContext)) {
       const upstream = catalog.upstream(name);
-      if (!upstream || eraOf(upstream) !== 'legacy') continue;
+      if (!upstream) continue;
+      // The extension has no tasks/list: the gateway's ledger answers for a 2026-07-28 upstream.
+      if (eraOf(upstream) === 'modern') tasks.push(...ledgerTasks(ledger.tasksOf(call.authContext, name)));
+      if (eraOf(upstream) !== 'legacy') continue;
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         const reply = await send(call, upstream, 'tasks/list', cursor === undefined ? {} : { cursor });
@@ -154,7 +136,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
       const found = await catalog.resolve('tools', name, call.authContext);
       const upstream = found?.upstream;
       const runsHere = upstream !== undefined && reaches(call.era, upstream);
-      const bridge = call.era === 'modern' && runsHere && eraOf(upstream) === 'legacy';
+      const bridge = runsHere && eraOf(upstream) !== call.era;
       const required = found !== undefined && requiresTask(found.item);
       if (required && !(runsHere && (declared || call.era === 'modern'))) {
         // A task-only tool this client cannot run as a task is not listed to it
@@ -162,7 +144,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
         const target = { upstream: found.upstream.name, name, upstreamName: found.name };
         return { reply: err(unknownError({ kind: 'tool', name })), record: { target, decision: NOT_OFFERED } };
       }
-      if (required && bridge && !declared) {
+      if (required && bridge && !declared && call.era === 'modern') {
         // What a 2026-07-28 server answers itself (extension io.modelcontextprotocol/tasks).
         const target = { upstream: found.upstream.name, name, upstreamName: found.name };
         return { reply: err({ kind: 'missing_capability', message: `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`, required: { extensions: { [TASKS_EXTENSION]: {} } } }), record: { target } };
@@ -181,12 +163,15 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
         return handled;
       }
       if (!upstream || !runsHere) return inner(call);
-      // Bridged: the gateway asks the 2025-11-25 upstream for the task the client cannot ask for
-      // (only for a task-only tool; other tools run plain, which the extension allows).
-      if (bridge && !required) return inner(call);
-      const sent = bridge ? { ...call, params: { ...call.params, task: {} }, notify: notRelatedNotice(call, upstream.name) } : { ...call, notify: notRelatedNotice(call, upstream.name) };
-      const handled = await inner(sent);
-      const made = handled.reply.ok ? createdTask(handled.reply.value, bridge ? 'legacy' : call.era) : undefined;
+      // Bridged: to a 2025-11-25 upstream the gateway asks for the task the 2026-07-28 client
+      // cannot ask for (only for a task-only tool; other tools run plain, which the extension
+      // allows); to a 2026-07-28 one it declares the extension for a 2025-11-25 client that
+      // asked for a task (params.task), and the upstream decides.
+      const asks = call.era === 'modern' ? required : isJsonObject(call.params.task);
+      if (bridge && !asks) return inner(call);
+      const sent = bridge ? bridgedCall(call) : call;
+      const handled = await inner({ ...sent, notify: notRelatedNotice(call, upstream.name) });
+      const made = handled.reply.ok ? createdTask(handled.reply.value, eraOf(upstream)!) : undefined;
       if (!handled.reply.ok || !made) return handled;
       const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
       ledger.add(
@@ -204,7 +189,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
         made.ttlMs,
       );
       ledger.saw(ledger.get(id), made.status, 'created');
-      const reply = bridge ? modernCreated(handled.reply.value, id) : withCreatedId(handled.reply.value, call.era, id);
+      const reply = !bridge ? withCreatedId(handled.reply.value, call.era, id) : call.era === 'modern' ? modernCreated(handled.reply.value, id) : { task: coreTask(handled.reply.value, id) };
       return { reply: ok(reply), record: { ...handled.record, task: { id, status: made.status } } };
     },
     handlers(era): Record<string, Handler> {
@@ -215,6 +200,15 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
     reaches: (era, name) => reaches(era, upstreams.find((u) => u.name === name)),
     offered: (era) => upstreams.some((u) => (era === undefined ? eraOf(u) !== undefined : eraOf(u) === era)),
   };
+}
+
+/** A task-augmented tools/call as the upstream of the other era asks for it: `params.task`
+ * for a 2025-11-25 upstream; the extension declared, and no `params.task`, for a 2026-07-28 one. */
+function bridgedCall(call: Call): Call {
+  if (call.era === 'modern') return { ...call, params: { ...call.params, task: {} } };
+  const { task: _core, ...params } = call.params;
+  const extensions = isJsonObject(call.clientCapabilities.extensions) ? call.clientCapabilities.extensions : {};
+  return { ...call, params, clientCapabilities: { ...call.clientCapabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } } };
 }
 
 /** A task handed to a client that did not declare tasks (an upstream that ignored the

@@ -8,16 +8,20 @@ import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { createTaskIds, type TaskIds } from './task-ids.ts';
 import { TaskLedger, type TaskEntry } from './task-ledger.ts';
+import { HeldTaskInputs } from './held-task-input.ts';
 import { TASK_STATUS_NOTIFICATION, withClientIds } from './task-shapes.ts';
 
 export interface TaskRuntime {
   ids: TaskIds;
   ledger: TaskLedger;
+  /** The questions of 2025-11-25 upstreams' tasks held for 2026-07-28 clients. */
+  inputs: HeldTaskInputs;
   /** Follows an upstream's `notifications/tasks/status` (watching one twice is watching it once). */
   watch(u: Upstream): void;
   /** An upstream's `notifications/tasks/status`, with its own ids. */
   statusFromUpstream(upstream: string, task: JsonObject): void;
-  /** Forgets every task, recording the end of those still open as unobserved (shutdown). */
+  /** Forgets every task, recording the end of those still open as unobserved, and ends every
+   * held read (shutdown). */
   closeAll(): void;
 }
 
@@ -58,13 +62,17 @@ export function createTaskRuntime(deps: TaskRuntimeDeps): TaskRuntime {
     },
     ids: createTaskIds(deps.secret ? createHmac('sha256', deps.secret).update('gatehouse task v1').digest() : randomBytes(32)),
     ledger,
+    inputs: new HeldTaskInputs(),
     statusFromUpstream(upstream, task) {
       const entry = ledger.ofUpstream(upstream, task.taskId as string);
       if (!entry) return;
       ledger.saw(entry, typeof task.status === 'string' ? task.status : undefined, 'notifications/tasks/status');
       if (entry.sessionId !== undefined) deps.deliver(entry.sessionId, { jsonrpc: '2.0', method: TASK_STATUS_NOTIFICATION, params: withClientIds(task, () => entry.id) });
     },
-    closeAll: () => ledger.close(),
+    closeAll() {
+      runtime.inputs.closeAll();
+      ledger.close();
+    },
   };
   return runtime;
 }

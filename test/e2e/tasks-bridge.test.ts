@@ -2,7 +2,9 @@
 // the tasks extension (README, Tasks): raw 2026-07-28 requests from alice and bob (API keys)
 // that declare io.modelcontextprotocol/tasks. The gateway asks the upstream for the task the
 // client cannot ask for, shows it in the extension's shapes under an id bound to the caller,
-// inlines the result in tasks/get once done, and turns tasks/cancel into the upstream's.
+// inlines the result in tasks/get once done, and turns tasks/cancel into the upstream's. A
+// task's question, which core asks on the stream of a tasks/result, is shown as the
+// extension's `inputRequests`, and tasks/update answers it upstream.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +17,19 @@ const EXT = 'io.modelcontextprotocol/tasks';
 const DECLARED = { extensions: { [EXT]: {} } };
 
 let upstream: TaskUpstream;
+let doomed: TaskUpstream;
 let gw: TestGateway;
 let id = 1;
 
 beforeAll(async () => {
-  upstream = await startTaskUpstream();
+  [upstream, doomed] = await Promise.all([startTaskUpstream(), startTaskUpstream()]);
   gw = await startTestGateway(`
 ${IDENTITY_YAML}
-policy: { dir: "${policyDir({ '10-rules.yaml': 'rules:\n  - { id: everyone, effect: allow, when: { tool: "up__*" } }\n' })}", watch: false }
+policy: { dir: "${policyDir({ '10-rules.yaml': 'rules:\n  - { id: everyone, effect: allow, when: { tool: "*" } }\n' })}", watch: false }
 audit: { dir: "${join(mkdtempSync(join(tmpdir(), 'gatehouse-btasks-')), 'trail')}" }
 upstreams:
   - { name: up, url: "${upstream.url}" }
+  - { name: doomed, url: "${doomed.url}" }
 `);
   await gw.waitUp();
 });
@@ -33,6 +37,7 @@ upstreams:
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
+  await doomed?.close();
 });
 
 const rpc = (who: Record<string, string>, method: string, params: Record<string, unknown>, caps: Record<string, unknown> = DECLARED) =>
@@ -75,11 +80,13 @@ describe('modern client, legacy upstream: core tasks bridged to the tasks extens
     expect(upstream.taskIds()).toHaveLength(before);
   });
 
-  it('another principal gets unknown task; cancel reaches the upstream and acks empty; input is not bridged', async () => {
+  it('another principal gets unknown task; cancel reaches the upstream and acks empty', async () => {
     const taskId: string = (await startJob(ALICE, 'x3')).json.result.taskId;
     const upstreamId = upstream.taskIds().at(-1)!;
     for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) expect((await rpc(BOB, method, { taskId, inputResponses: {} })).json.error).toMatchObject({ code: -32602, message: 'Unknown task' });
-    expect((await rpc(ALICE, 'tasks/update', { taskId, inputResponses: {} })).json.error).toMatchObject({ code: -32602, message: expect.stringContaining('not bridged') });
+    // No question is open: the extension has answers to keys not outstanding ignored.
+    expect((await rpc(ALICE, 'tasks/update', { taskId, inputResponses: { nothing: { action: 'cancel' } } })).json.result).toMatchObject({ resultType: 'complete' });
+    expect((await rpc(ALICE, 'tasks/update', { taskId, inputResponses: 'yes' })).json.error).toMatchObject({ code: -32602, message: 'inputResponses must be an object' });
     expect((await rpc(ALICE, 'tasks/cancel', { taskId })).json.result).toEqual(expect.objectContaining({ resultType: 'complete' }));
     // Again, on a task that has ended: the extension's idempotent ack, where 2025-11-25 refuses.
     expect((await rpc(ALICE, 'tasks/cancel', { taskId })).json.result).toEqual(expect.objectContaining({ resultType: 'complete' }));
@@ -92,5 +99,50 @@ describe('modern client, legacy upstream: core tasks bridged to the tasks extens
     const r = await rpc(ALICE, 'tools/call', { name: 'up__quick_job', arguments: { label: 'q' } });
     expect(r.json.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'quick q' }] });
     expect(lastCall().params?.task).toBeUndefined();
+  });
+
+  it("shows the question the upstream's task asks on tasks/result as inputRequests, and answers it upstream with tasks/update", async () => {
+    const caps = { ...DECLARED, elicitation: {} };
+    const taskId: string = (await rpc(ALICE, 'tools/call', { name: 'up__ask_job', arguments: { label: 'i1' } }, caps)).json.result.taskId;
+    await expect.poll(async () => (await rpc(ALICE, 'tasks/get', { taskId }, caps)).json.result.status).toBe('input_required');
+    const asking = (await rpc(ALICE, 'tasks/get', { taskId }, caps)).json.result;
+    const [key, ...more] = Object.keys(asking.inputRequests);
+    expect(more).toEqual([]);
+    expect(asking.inputRequests[key!]).toEqual({ method: 'elicitation/create', params: { message: 'Which name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } });
+    // Asked again on the next poll, under the same key, until answered.
+    expect(Object.keys((await rpc(ALICE, 'tasks/get', { taskId }, caps)).json.result.inputRequests)).toEqual([key]);
+    expect((await rpc(BOB, 'tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { name: 'Mallory' } } } })).json.error).toMatchObject({ code: -32602, message: 'Unknown task' });
+    expect((await rpc(ALICE, 'tasks/update', { taskId, inputResponses: { [key!]: 'Ada' } })).json.error).toMatchObject({ code: -32602, message: expect.stringContaining(`inputResponses["${key}"] must be an object`) });
+    expect((await rpc(ALICE, 'tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada' } } } })).json.result).toMatchObject({ resultType: 'complete' });
+    await expect.poll(async () => (await rpc(ALICE, 'tasks/get', { taskId }, caps)).json.result.status).toBe('completed');
+    expect((await rpc(ALICE, 'tasks/get', { taskId }, caps)).json.result.result).toMatchObject({ content: [{ type: 'text', text: 'answered Ada' }] });
+    const answered = upstream.received.map((r) => r.body as { id?: unknown; method?: string; result?: { content?: { name?: string } } } | undefined).filter((b) => b?.method === undefined && b?.result !== undefined);
+    expect(answered.map((b) => b?.result?.content?.name)).toEqual(['Ada']);
+    const updates = auditRequests(gw).filter((q) => q.method === 'tasks/update' && q.task?.id === taskId);
+    expect(updates.map((q) => q.outcome)).toEqual(['error', 'ok']);
+    expect(auditRequests(gw).filter((q) => q.method === 'tasks/update' && q.principal.subject === 'bob').at(-1)).toMatchObject({ outcome: 'error' });
+  });
+
+  it('a question the polling request cannot answer (no elicitation declared) is refused upstream, and the task fails', async () => {
+    const asked: string = (await rpc(ALICE, 'tools/call', { name: 'up__ask_job', arguments: { label: 'i2' } })).json.result.taskId;
+    await expect.poll(async () => (await rpc(ALICE, 'tasks/get', { taskId: asked })).json.result.status).toBe('failed');
+    expect((await rpc(ALICE, 'tasks/get', { taskId: asked })).json.result.error).toMatchObject({ code: -32603 });
+    const refused = upstream.received.map((r) => r.body as { method?: string; error?: { code: number } } | undefined).filter((b) => b?.method === undefined && b?.error !== undefined);
+    expect(refused.at(-1)?.error?.code).toBe(-32601);
+  });
+
+  it('an upstream gone mid-task: tasks/get and tasks/cancel answer its error, each audited with the task', async () => {
+    const taskId: string = (await startJob(ALICE, 'd1')).json.result.taskId;
+    const onDoomed: string = (await rpc(ALICE, 'tools/call', { name: 'doomed__job', arguments: { label: 'd1' } })).json.result.taskId;
+    await doomed.close();
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      const e = (await rpc(ALICE, method, { taskId: onDoomed })).json.error;
+      expect(e?.message).toContain('doomed');
+    }
+    expect(auditRequests(gw).filter((q) => q.task?.id === onDoomed && q.method.startsWith('tasks/')).map((q) => [q.method, q.outcome])).toEqual([
+      ['tasks/get', 'error'],
+      ['tasks/cancel', 'error'],
+    ]);
+    expect((await rpc(ALICE, 'tasks/get', { taskId })).json.result.status).toBe('working');
   });
 });

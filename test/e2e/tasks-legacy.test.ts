@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallToolResultSchema, CreateTaskResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
 import { startTaskUpstream, type TaskUpstream } from '../fixtures/task-upstream.ts';
 import { auditEvents, auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
@@ -155,6 +155,24 @@ describe('legacy client, legacy upstream: core tasks', () => {
       await expect.poll(() => seen).toContainEqual({ taskId: created.task.taskId, status: 'completed' });
     } finally {
       await watcher.close();
+    }
+  });
+
+  it("relays the question a task asks on the tasks/result stream to the client's own tasks/result stream, naming the task by its gateway id", async () => {
+    const asker = await connectLegacyClient(gw.url, { capabilities: { ...TASKS, elicitation: {} }, headers: ALICE });
+    try {
+      const asked: Record<string, unknown>[] = [];
+      asker.setRequestHandler(ElicitRequestSchema, async (r) => {
+        asked.push(r.params as Record<string, unknown>);
+        return { action: 'accept', content: { name: 'Grace' } };
+      });
+      const created = await asker.request({ method: 'tools/call', params: { name: 'up__ask_job', arguments: { label: 'q' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+      const result = await asker.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+      expect(result.content).toEqual([{ type: 'text', text: 'answered Grace' }]);
+      expect(asked).toHaveLength(1);
+      expect((asked[0]!._meta as Record<string, unknown>)['io.modelcontextprotocol/related-task']).toEqual({ taskId: created.task.taskId });
+    } finally {
+      await asker.close();
     }
   });
 });

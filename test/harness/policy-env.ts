@@ -78,10 +78,10 @@ export const toolNames = (reply: RawReply): string[] => reply.json.result.tools.
 const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A raw 2025-11-25 session: initialize + notifications/initialized; returns a caller. */
-export async function legacySession(url: string, who: Record<string, string>): Promise<(method: string, params: Record<string, unknown>) => Promise<RawReply>> {
+export async function legacySession(url: string, who: Record<string, string>, capabilities: Record<string, unknown> = {}): Promise<(method: string, params: Record<string, unknown>) => Promise<RawReply>> {
   const init = await postJson(
     url,
-    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw-legacy', version: '1' } } },
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw-legacy', version: '1' } } },
     { ...LEGACY_HEADERS, ...who },
   );
   if (init.status !== 200) throw new Error(`initialize failed: ${init.status} ${init.text}`);
