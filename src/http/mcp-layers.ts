@@ -4,7 +4,8 @@
 // record), headers that must come once (400), Origin and Host (403, the DNS-rebinding
 // defence), header count and size (431), then identity (401/403 with WWW-Authenticate), which hands the endpoint its principal.
 import type { GatewayConfig } from '../config/types.ts';
-import type { Authenticate } from '../identity/authenticate.ts';
+import type { Authenticate, AuthFailure } from '../identity/authenticate.ts';
+import type { Result } from '../protocol/result.ts';
 import { UNAUTHENTICATED_PRINCIPAL, type Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { Logger } from '../telemetry/logger.ts';
@@ -68,10 +69,14 @@ export function guardLayer(config: GatewayConfig): Layer {
 
 /** Identity comes before anything is parsed; the endpoint gets the principal it established. */
 export function withIdentity(authenticate: Authenticate, endpoint: (req: HttpRequest, principal: Principal) => Promise<HttpReply>): Endpoint {
-  return async (req) => {
-    const auth = await authenticate(req.headers);
+  const after = (req: HttpRequest, auth: Result<Principal, AuthFailure>): Promise<HttpReply> => {
     if (auth.ok) return endpoint(req, auth.value);
     const f = auth.error;
-    return refuse({ error: { kind: 'auth_failed', status: f.status, message: f.description }, era: eraOf(req) }, f.wwwAuthenticate ? { 'www-authenticate': f.wwwAuthenticate } : undefined);
+    return Promise.resolve(refuse({ error: { kind: 'auth_failed', status: f.status, message: f.description }, era: eraOf(req) }, f.wwwAuthenticate ? { 'www-authenticate': f.wwwAuthenticate } : undefined));
+  };
+  // No promise hop for the callers whose identity is known at once (anonymous, API keys).
+  return (req) => {
+    const auth = authenticate(req.headers);
+    return auth instanceof Promise ? auth.then((a) => after(req, a)) : after(req, auth);
   };
 }

@@ -32,7 +32,8 @@ export interface AuthFailure {
 
 export type AuthenticatorDeps = JwtVerifierDeps;
 
-export type Authenticate = (headers: RequestHeaders) => Promise<Result<Principal, AuthFailure>>;
+/** Synchronous for anonymous callers and API keys; a promise only when a JWT is verified. */
+export type Authenticate = (headers: RequestHeaders) => Result<Principal, AuthFailure> | Promise<Result<Principal, AuthFailure>>;
 
 export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorDeps = {}): Authenticate {
   const jwt: { config: JwtConfig; verify: VerifyJwt } | undefined =
@@ -83,7 +84,19 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
   const byApiKey = (key: string): Result<Principal, AuthFailure> =>
     keyResults[matchKeyHash(keyDigest(key), keyDigests)] ?? err(fail(401, 'invalid_token', 'the credentials are not valid'));
 
-  return async (headers) => {
+  const verifyJwt = async (verify: VerifyJwt, token: string, jwtConfig: JwtConfig): Promise<Result<Principal, AuthFailure>> => {
+    const verified = await verify(token);
+    if (!verified.ok) {
+      if (verified.error.kind === 'unavailable') {
+        return err({ status: 503, wwwAuthenticate: '', error: 'temporarily_unavailable', description: verified.error.description });
+      }
+      return err(fail(401, 'invalid_token', verified.error.description));
+    }
+    const principal = principalFromClaims(verified.value, jwtConfig);
+    return principal.ok ? withRequiredScopes(principal.value) : err(fail(401, 'invalid_token', principal.error));
+  };
+
+  return (headers) => {
     const credential = readCredential(headers);
     switch (credential.kind) {
       case 'none':
@@ -98,14 +111,6 @@ export function createAuthenticator(config: IdentityConfig, deps: AuthenticatorD
     const { token, from } = credential;
     // X-API-Key is not an OAuth bearer method (RFC 6750 section 2), so its value is only ever a key.
     if (from === 'x-api-key' || jwt === undefined || !looksLikeJwt(token)) return byApiKey(token);
-    const verified = await jwt.verify(token);
-    if (!verified.ok) {
-      if (verified.error.kind === 'unavailable') {
-        return err({ status: 503, wwwAuthenticate: '', error: 'temporarily_unavailable', description: verified.error.description });
-      }
-      return err(fail(401, 'invalid_token', verified.error.description));
-    }
-    const principal = principalFromClaims(verified.value, jwt.config);
-    return principal.ok ? withRequiredScopes(principal.value) : err(fail(401, 'invalid_token', principal.error));
+    return verifyJwt(jwt.verify, token, jwt.config);
   };
 }
