@@ -1,13 +1,11 @@
-// A Streamable HTTP upstream: one undici pool (keep-alive), era detected by the shared probe
-// (era-probe.ts), cached and probed again when the upstream stops working. Legacy sessions
-// are created, reused and re-created on 404 without the client noticing (README, Protocol
-// eras: bridging). Pool, credentials and resending: upstream-connection.ts; headers:
-// request-headers.ts; lost connections: connection-loss.ts; failure words: failure-text.ts.
+// A Streamable HTTP upstream: one undici pool (keep-alive), era detected by the shared probe (era-probe.ts),
+// cached and probed again when the upstream stops working. Legacy sessions are created, reused and re-created
+// on 404 without the client noticing (README, Protocol eras: bridging). Pool, credentials and resending:
+// upstream-connection.ts; headers: request-headers.ts; lost connections: connection-loss.ts; failure words: failure-text.ts.
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { HttpUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
-import type { JsonObject, JsonRpcRequest } from '../../protocol/message.ts';
-import { isErrorResponse } from '../../protocol/message.ts';
+import { isErrorResponse, type JsonObject, type JsonRpcRequest } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -39,6 +37,8 @@ export interface SessionOf {
   link?: UpstreamConnection;
   channel?: ClientChannel;
 }
+/** ready()'s usual answer, with no promise: the era known and its session (legacy) open. */
+const READY: Readonly<Record<Era, Result<Era, GatewayError>>> = { modern: ok('modern'), legacy: ok('legacy') };
 
 export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private readonly link: UpstreamConnection;
@@ -74,7 +74,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
-    const ready = await this.ready();
+    const known = this.ready();
+    const ready = known instanceof Promise ? await known : known;
     if (!ready.ok) return ready;
     if (ready.value === 'modern' && WATCH_METHODS.has(req.method)) return watchResource(this.watched, req.method, req.params, () => this.stream?.refresh());
     // The session this request carries (send() puts it in the headers before its first await).
@@ -97,8 +98,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       : second;
   }
 
-  private ready(): Promise<Result<Era, GatewayError>> {
-    if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return Promise.resolve(ok(this.era));
+  private ready(): Result<Era, GatewayError> | Promise<Result<Era, GatewayError>> {
+    if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return READY[this.era];
     this.probing ??= this.probe().finally(() => {
       this.probing = undefined;
     });
@@ -206,7 +207,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.reprobeTimer = setTimeout(() => {
       this.reprobeTimer = undefined;
       if (this.closed || this.era) return;
-      void this.ready().then((r) => {
+      void Promise.resolve(this.ready()).then((r) => {
         if (r.ok) this.reprobeDelay = FIRST_REPROBE_MS;
       }, this.bestEffort);
     }, delay);
