@@ -50,6 +50,12 @@ export interface LoadResult {
   /** Requests shed with 503 (spec.shed), and how long their refusal took. */
   refused?: number;
   refusedLatencyMs?: LatencySummary;
+  /** Undici loads: the replies of `latencyMs` timed from when each request was actually sent,
+   * not from when it was due (the same in a closed loop). */
+  sentLatencyMs?: LatencySummary;
+  /** Paced loads: how late each request was sent after it was due, which is the client's own
+   * delay (a stall of its process, or all its connections busy), charged to `latencyMs`. */
+  sendLagMs?: LatencySummary;
 }
 
 /** JSON-RPC code of a capacity refusal (the gateway's over_capacity). */
@@ -156,19 +162,25 @@ async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>
     if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
   };
   const latencies: number[] = [];
+  const sentLatencies: number[] = [];
+  const sendLags: number[] = [];
   const refusedLatencies: number[] = [];
   let good = 0;
   const one: SendOne = async (startedAt) => {
+    const sentAt = performance.now();
+    sendLags.push(sentAt - startedAt);
     const id = nextId++;
     const built = buildRequest(spec.request, id);
     try {
       const res = await pool.request({ path: url.pathname, method: 'POST', headers: built.headers, body: built.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
       const body = await res.body.text();
+      const answeredAt = performance.now();
       if (spec.shed && isShed(res.statusCode, res.headers['retry-after'], body)) {
-        refusedLatencies.push(performance.now() - startedAt);
+        refusedLatencies.push(answeredAt - startedAt);
         return;
       }
-      latencies.push(performance.now() - startedAt);
+      latencies.push(answeredAt - startedAt);
+      sentLatencies.push(answeredAt - sentAt);
       if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
       const why = checkReply(spec.request, id, res.statusCode, body);
       if (why) fail(why);
@@ -192,6 +204,8 @@ async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>
     elapsedSec,
     rps: good / elapsedSec,
     latencyMs: summarizeLatencies(Float64Array.from(latencies)),
+    sentLatencyMs: summarizeLatencies(Float64Array.from(sentLatencies)),
+    sendLagMs: summarizeLatencies(Float64Array.from(sendLags)),
     ...(spec.shed ? { refused: refusedLatencies.length, refusedLatencyMs: summarizeLatencies(Float64Array.from(refusedLatencies)) } : {}),
   };
 }
