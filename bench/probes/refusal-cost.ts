@@ -4,13 +4,19 @@
 // runs as its own process. Measured from /proc: gateway CPU per accepted echo (closed loop,
 // CAP connections, nothing refused), then, with CAP `hold` calls taking every place, gateway
 // CPU per refusal (closed loop, CONNECTIONS connections, every reply checked to be the 503).
+// Then refusals paced at PACED_RATES, as they arrive under overload (each pays its own wake-up
+// more often than in a closed loop), against the floor: a bare node:http server that answers
+// every request with the same 503 body, in its own process, at the same rates.
 //   node --import tsx bench/probes/refusal-cost.ts [seconds] [--profile DIR] [--audit]
 import { mkdtempSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { freePort, stopProcess, waitForHttp } from '../harness/child-processes.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { buildRequest, type WireRequest } from '../harness/mcp-wire.ts';
 import { cpuMicros } from '../harness/proc-stats.ts';
@@ -18,6 +24,7 @@ import { summarizeProfile } from '../profile/cpu-profile-summary.ts';
 
 const CAP = 8;
 const CONNECTIONS = 32;
+const PACED_RATES = [250, 1000];
 const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => /^\d+$/.test(a)) ?? 5);
 const profileAt = args.indexOf('--profile');
@@ -82,6 +89,40 @@ async function load(connections: number): Promise<{ cpuPerReply: number; rps: nu
   return { cpuPerReply: used / result.requests.total, rps: result.requests.total / seconds, statuses };
 }
 
+/** Paced at `rate` for `seconds` on 64 connections; returns CPU µs of `pid` per request, checking each is a 503. */
+async function pacedRefusals(url: string, pid: number, rate: number): Promise<number> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: 64 });
+  const built = buildRequest(echo, nextId++);
+  const total = rate * seconds;
+  const before = cpuMicros(pid);
+  const started = performance.now();
+  const replies: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const wait = started + (i / rate) * 1000 - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    replies.push(
+      pool.request({ path: target.pathname, method: 'POST', headers: built.headers, body: built.body }).then(async (res) => {
+        await res.body.text();
+        if (res.statusCode !== 503) throw new Error(`expected 503, got ${res.statusCode}`);
+      }),
+    );
+  }
+  await Promise.all(replies);
+  const used = cpuMicros(pid) - before;
+  await pool.close();
+  return used / total;
+}
+
+/** The least a Node.js server can spend on a refusal: node:http, the same 503 text, nothing else. */
+async function startFloor(body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const source = `const b=${JSON.stringify(body)};require('node:http').createServer((q,s)=>{s.writeHead(503,{'content-type':'application/json','retry-after':'1','content-length':Buffer.byteLength(b)});s.end(b)}).listen(${port},'127.0.0.1')`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: 'ignore' });
+  await waitForHttp('refusal floor', port, child);
+  return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop: () => stopProcess(child) };
+}
+
 try {
   await load(CAP);
   const accepted = await load(CAP);
@@ -96,6 +137,21 @@ try {
   const refused = await load(CONNECTIONS);
   window.toUs = monotonicUs();
   console.error(`refused: ${refused.cpuPerReply.toFixed(0)} µs gateway CPU per refusal, ${refused.rps.toFixed(0)}/s`, refused.statuses);
+  if (!profileDir) {
+    const sample = buildRequest(echo, nextId++);
+    const refusalText = await (await fetch(gateway.url, { method: 'POST', headers: sample.headers, body: sample.body })).text();
+    const floor = await startFloor(refusalText);
+    try {
+      for (const rate of PACED_RATES) {
+        await pacedRefusals(floor.url, floor.pid, rate);
+        const gw = await pacedRefusals(gateway.url, gateway.pid, rate);
+        const bare = await pacedRefusals(floor.url, floor.pid, rate);
+        console.error(`paced ${rate}/s: ${gw.toFixed(0)} µs gateway CPU per refusal, ${bare.toFixed(0)} µs for a bare node:http 503`);
+      }
+    } finally {
+      await floor.stop();
+    }
+  }
   for (const { res, id } of held) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete', content: [] } }));
   await Promise.allSettled(holds);
 } finally {
