@@ -41,15 +41,20 @@ interface Measured {
   gatewayUs: number;
   /** Share of one core the load generator used. */
   clientShare: number;
+  /** Share of one core the gateway used: far below 1 while it is overloaded, it is being
+   * starved of its core (by the upstream pinned beside it, or other tenants of the machine). */
+  gatewayShare: number;
 }
 
 async function measure(gen: LoadGenerator, gatewayPid: number, spec: LoadSpec): Promise<Measured> {
   const gw = cpuMicros(gatewayPid);
   const client = gen.pid === undefined ? Number.NaN : cpuMicros(gen.pid);
   const load = await gen.run(spec);
+  const gatewayCpu = cpuMicros(gatewayPid) - gw;
   return {
     load,
-    gatewayUs: (cpuMicros(gatewayPid) - gw) / Math.max(1, load.completed),
+    gatewayUs: gatewayCpu / Math.max(1, load.completed),
+    gatewayShare: gatewayCpu / (load.elapsedSec * 1e6),
     clientShare: gen.pid === undefined ? Number.NaN : (cpuMicros(gen.pid) - client) / (load.elapsedSec * 1e6),
   };
 }
@@ -64,7 +69,7 @@ function row(label: string, rounds: readonly Measured[], note: string): ResultRo
     p50Ms: med(rounds, (m) => m.load.latencyMs.p50),
     p99Ms: med(rounds, (m) => m.load.latencyMs.p99),
     cpuUsPerCall: med(rounds, (m) => m.gatewayUs),
-    note: `${note}client CPU ${(100 * med(rounds, (m) => m.clientShare)).toFixed(0)} %`,
+    note: `${note}gateway CPU ${(100 * med(rounds, (m) => m.gatewayShare)).toFixed(0)} %, client CPU ${(100 * med(rounds, (m) => m.clientShare)).toFixed(0)} % of a core`,
     ...(failed ? { failed } : {}),
   };
 }
@@ -102,7 +107,7 @@ export const overload: Scenario = {
         const ms = (v: number | undefined): string => `${(v ?? Number.NaN).toFixed(1)} ms`;
         ctx.log(
           `  round ${r}/${ctx.plan.rounds}: closed ${c.load.rps.toFixed(0)}/s p99 ${ms(c.load.latencyMs.p99)}; ${WITHIN_SHARE}× p99 ${ms(w.load.latencyMs.p99)}; ` +
-            `${OVERLOAD}× ${o.load.rps.toFixed(0)} accepted/s p99 ${ms(o.load.latencyMs.p99)} (from sending ${ms(o.load.sentLatencyMs?.p99)}), ${o.load.refused ?? 0} shed p99 ${ms(o.load.refusedLatencyMs?.p99)}`,
+            `${OVERLOAD}× ${o.load.rps.toFixed(0)} accepted/s p99 ${ms(o.load.latencyMs.p99)} (from sending ${ms(o.load.sentLatencyMs?.p99)}), ${o.load.refused ?? 0} shed p99 ${ms(o.load.refusedLatencyMs?.p99)}; gateway CPU ${(100 * o.gatewayShare).toFixed(0)} % of a core`,
         );
       }
       const overLoads = over.map((m) => m.load);
