@@ -32,10 +32,10 @@ function overCapacity(limit: string, message: string, retryAfterMs: number): Gat
   return { kind: 'over_capacity', limit, message, retryAfterMs };
 }
 
-/** The refusal of a full overall cap depends on nothing but the cap and the era guessed from
- * the headers, so it is built once per cap value and era (its JSON text included) and handed
- * out frozen to every request shed: under overload a refusal costs no serialisation. A reload
- * that changes the cap gets new ones. */
+/** The refusal of a full overall or connection cap depends on nothing but the cap and the
+ * era guessed from the headers, so it is built once per cap value and era (its JSON text
+ * included) and handed out frozen to every request shed: under overload a refusal costs no
+ * serialisation. A reload that changes the cap gets new ones. */
 function prebuiltRefusals(build: (max: number, era: Era) => RefusalReply): (max: number, era: Era) => RefusalReply {
   let builtFor = Number.NaN;
   let legacy: RefusalReply | undefined;
