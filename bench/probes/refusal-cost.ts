@@ -3,7 +3,8 @@
 // holds `hold` until the probe lets go; Gatehouse (plain, `limits.maxConcurrentRequests` CAP)
 // runs as its own process. Measured from /proc: gateway CPU per accepted echo (closed loop,
 // CAP connections, nothing refused), then, with CAP `hold` calls taking every place, gateway
-// CPU per refusal (closed loop, CONNECTIONS connections, every reply checked to be the 503).
+// CPU per refusal (closed loop, CONNECTIONS connections, every reply checked to be the 503), and
+// the same for the floor below.
 // Then refusals paced at PACED_RATES, as they arrive under overload (each pays its own wake-up
 // more often than in a closed loop), against the floor: a bare node:http server that answers
 // every request with the same 503 body, in its own process, at the same rates.
@@ -65,11 +66,11 @@ const echo: WireRequest = { kind: 'tools/call', era: 'modern', tool: 'up__echo' 
 let nextId = 1;
 
 /** Closed loop for `seconds`; returns gateway CPU µs per reply, replies/s and the replies of each status. */
-async function load(connections: number): Promise<{ cpuPerReply: number; rps: number; statuses: Record<number, number> }> {
+async function load(connections: number, target: { url: string; pid: number } = gateway): Promise<{ cpuPerReply: number; rps: number; statuses: Record<number, number> }> {
   const statuses: Record<number, number> = {};
-  const before = cpuMicros(gateway.pid);
+  const before = cpuMicros(target.pid);
   const result = await autocannon({
-    url: gateway.url,
+    url: target.url,
     connections,
     duration: seconds,
     requests: [
@@ -85,7 +86,7 @@ async function load(connections: number): Promise<{ cpuPerReply: number; rps: nu
       },
     ],
   });
-  const used = cpuMicros(gateway.pid) - before;
+  const used = cpuMicros(target.pid) - before;
   return { cpuPerReply: used / result.requests.total, rps: result.requests.total / seconds, statuses };
 }
 
@@ -142,6 +143,9 @@ try {
     const refusalText = await (await fetch(gateway.url, { method: 'POST', headers: sample.headers, body: sample.body })).text();
     const floor = await startFloor(refusalText);
     try {
+      await load(CONNECTIONS, floor);
+      const bare = await load(CONNECTIONS, floor);
+      console.error(`closed loop, ${CONNECTIONS} connections: ${bare.cpuPerReply.toFixed(0)} µs for a bare node:http 503, ${bare.rps.toFixed(0)}/s`, bare.statuses);
       for (const rate of PACED_RATES) {
         await pacedRefusals(floor.url, floor.pid, rate);
         const gw = await pacedRefusals(gateway.url, gateway.pid, rate);
