@@ -21,7 +21,10 @@ export interface LoadSpec {
   /** Open loop at this many requests per second, spaced evenly (pacedLoad below): latency
    * at a steady load. Takes precedence over overallRate. */
   pacedRate?: number;
-  /** Paced load only: a 503 carrying Retry-After and the JSON-RPC capacity error (-31030) is a
+  /** Closed loop on the paced load's own client (undici) instead of autocannon, so that its
+   * latencies compare with a paced run's. */
+  closedLoop?: boolean;
+  /** Undici loads only (paced or closedLoop): a 503 carrying Retry-After and the JSON-RPC capacity error (-31030) is a
    * request shed, counted apart (`refused`, `refusedLatencyMs`), not a failure. */
   shed?: boolean;
   /** Drive the endpoint through the MCP SDK 1.x client over this transport instead
@@ -47,6 +50,12 @@ export interface LoadResult {
   /** Requests shed with 503 (spec.shed), and how long their refusal took. */
   refused?: number;
   refusedLatencyMs?: LatencySummary;
+  /** Undici loads: the replies of `latencyMs` timed from when each request was actually sent,
+   * not from when it was due (the same in a closed loop). */
+  sentLatencyMs?: LatencySummary;
+  /** Paced loads: how late each request was sent after it was due, which is the client's own
+   * delay (a stall of its process, or all its connections busy), charged to `latencyMs`. */
+  sendLagMs?: LatencySummary;
 }
 
 /** JSON-RPC code of a capacity refusal (the gateway's over_capacity). */
@@ -135,11 +144,13 @@ async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-/** Paced, open-loop load: request n is due at n / rate seconds, sent on time whatever the
- * earlier ones are doing (up to `connections` in flight, then it waits for one), and its
- * latency is counted from when it was due, so a stall is charged to every request it delays
- * (no coordinated omission). Every reply is checked as under autocannon. */
-async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
+/** Sends one request and checks its reply; `startedAt` is when its latency starts. */
+type SendOne = (startedAt: number) => Promise<void>;
+
+/** Load over one undici pool of `connections`, driven by `drive` (pacedLoad, closedLoad below):
+ * every reply is checked as under autocannon, and with `spec.shed` a capacity refusal is
+ * counted apart, with its own latency. */
+async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>): Promise<LoadResult> {
   const url = new URL(spec.url);
   const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
   let failures = 0;
@@ -151,22 +162,25 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
   };
   const latencies: number[] = [];
+  const sentLatencies: number[] = [];
+  const sendLags: number[] = [];
   const refusedLatencies: number[] = [];
   let good = 0;
-  const total = Math.floor(rate * spec.durationSec);
-  const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
-  const one = async (dueAt: number): Promise<void> => {
+  const one: SendOne = async (startedAt) => {
+    const sentAt = performance.now();
+    sendLags.push(sentAt - startedAt);
     const id = nextId++;
     const built = buildRequest(spec.request, id);
     try {
       const res = await pool.request({ path: url.pathname, method: 'POST', headers: built.headers, body: built.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
       const body = await res.body.text();
+      const answeredAt = performance.now();
       if (spec.shed && isShed(res.statusCode, res.headers['retry-after'], body)) {
-        refusedLatencies.push(performance.now() - dueAt);
+        refusedLatencies.push(answeredAt - startedAt);
         return;
       }
-      latencies.push(performance.now() - dueAt);
+      latencies.push(answeredAt - startedAt);
+      sentLatencies.push(answeredAt - sentAt);
       if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
       const why = checkReply(spec.request, id, res.statusCode, body);
       if (why) fail(why);
@@ -176,18 +190,8 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
       fail(`request error: ${(e as Error).message}`);
     }
   };
-  for (let sent = 0; sent < total; ) {
-    const now = performance.now();
-    const due = Math.min(total, Math.floor(((now - started) / 1000) * rate) + 1);
-    for (; sent < due; sent++) {
-      if (inFlight.size >= spec.connections) await Promise.race(inFlight);
-      const p = one(started + (sent / rate) * 1000).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }
-    const next = started + (sent / rate) * 1000;
-    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
-  }
-  await Promise.all(inFlight);
+  const started = performance.now();
+  await drive(one);
   const elapsedSec = (performance.now() - started) / 1000;
   await pool.close();
   return {
@@ -200,8 +204,48 @@ async function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
     elapsedSec,
     rps: good / elapsedSec,
     latencyMs: summarizeLatencies(Float64Array.from(latencies)),
+    sentLatencyMs: summarizeLatencies(Float64Array.from(sentLatencies)),
+    sendLagMs: summarizeLatencies(Float64Array.from(sendLags)),
     ...(spec.shed ? { refused: refusedLatencies.length, refusedLatencyMs: summarizeLatencies(Float64Array.from(refusedLatencies)) } : {}),
   };
+}
+
+/** Paced, open-loop load: request n is due at n / rate seconds, sent on time whatever the
+ * earlier ones are doing (up to `connections` in flight, then it waits for one), and its
+ * latency is counted from when it was due, so a stall is charged to every request it delays
+ * (no coordinated omission). */
+function pacedLoad(spec: LoadSpec, rate: number): Promise<LoadResult> {
+  return undiciLoad(spec, async (one) => {
+    const total = Math.floor(rate * spec.durationSec);
+    const started = performance.now();
+    const inFlight = new Set<Promise<void>>();
+    for (let sent = 0; sent < total; ) {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor(((now - started) / 1000) * rate) + 1);
+      for (; sent < due; sent++) {
+        if (inFlight.size >= spec.connections) await Promise.race(inFlight);
+        const p = one(started + (sent / rate) * 1000).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      const next = started + (sent / rate) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    }
+    await Promise.all(inFlight);
+  });
+}
+
+/** Closed loop on the paced load's client: each of `connections` sends its next request when
+ * its last one is answered, for `durationSec`; latency from sending. Every request is answered
+ * before it returns, so none is still held by the server when the next run starts. */
+function closedLoad(spec: LoadSpec): Promise<LoadResult> {
+  return undiciLoad(spec, async (one) => {
+    const until = performance.now() + spec.durationSec * 1000;
+    await Promise.all(
+      Array.from({ length: spec.connections }, async () => {
+        while (performance.now() < until) await one(performance.now());
+      }),
+    );
+  });
 }
 
 process.on('message', (msg: WorkerMessage) => {
@@ -217,7 +261,9 @@ process.on('message', (msg: WorkerMessage) => {
       ? sseSessionLoad({ url: spec.url, tool, connections: spec.connections, durationSec: spec.durationSec })
       : spec.pacedRate
         ? pacedLoad(spec, spec.pacedRate)
-        : runLoad(spec);
+        : spec.closedLoop
+          ? closedLoad(spec)
+          : runLoad(spec);
   run.then(
     (result) => process.send?.({ type: 'result', result } satisfies WorkerReply),
     (e: unknown) => process.send?.({ type: 'error', message: (e as Error).message } satisfies WorkerReply),

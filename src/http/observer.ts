@@ -85,6 +85,9 @@ const ID_PREFIX = randomBytes(4).toString('hex');
 const CANCELLED_REPLY: Reply = ok({});
 const recorded = (): boolean => true;
 const ADMITTED: Result<void, GatewayError> = ok(undefined);
+/** The signal of a refused request's Call: nothing runs for it, so nothing is ever cancelled
+ * (one shared signal rather than an AbortController per refusal, on the path of shed load). */
+const NEVER_CANCELLED = new AbortController().signal;
 
 /** `server`: the virtual server whose requests this observer accounts for (one observer per
  * endpoint); its name goes on every span, metric sample and audit record. */
@@ -106,7 +109,7 @@ export function createObserver(deps: { tracing: Tracing; metrics?: Metrics; audi
         principal: req.principal,
         authContext: req.principal.authContext,
         headers: req.headers,
-        signal: new AbortController().signal,
+        signal: NEVER_CANCELLED,
         notify: () => undefined,
         requestId: o.requestId,
       };

@@ -13,13 +13,14 @@
 // per-principal one after it, since it needs to know who is asking.
 import type { Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
+import type { Era } from '../protocol/versions.ts';
 import { RelayReply } from '../transport/client-relay.ts';
 import { SseStream } from '../transport/sse-stream.ts';
 import type { Layer } from './compose.ts';
 import type { ConnectionCap } from './connection-cap.ts';
 import type { HttpReply, HttpRequest } from './http-io.ts';
 import { eraOf } from './mcp-layers.ts';
-import { refuse } from './replies.ts';
+import { refuse, type RefusalReply } from './replies.ts';
 
 /** A full request cap frees within the time of a call or two; a full connection cap as clients leave. */
 const REQUEST_RETRY_AFTER_MS = 1_000;
@@ -31,13 +32,31 @@ function overCapacity(limit: string, message: string, retryAfterMs: number): Gat
   return { kind: 'over_capacity', limit, message, retryAfterMs };
 }
 
+/** The refusal of a full overall or connection cap depends on nothing but the cap and the
+ * era guessed from the headers, so it is built once per cap value and era (its JSON text
+ * included) and handed out frozen to every request shed: under overload a refusal costs no
+ * serialisation. A reload that changes the cap gets new ones. */
+function prebuiltRefusals(build: (max: number, era: Era) => RefusalReply): (max: number, era: Era) => RefusalReply {
+  let builtFor = Number.NaN;
+  let legacy: RefusalReply | undefined;
+  let modern: RefusalReply | undefined;
+  const frozen = (r: RefusalReply): RefusalReply => Object.freeze({ ...r, headers: Object.freeze({ ...r.headers }), refusal: Object.freeze({ ...r.refusal, error: Object.freeze({ ...r.refusal.error }) }) });
+  return (max, era) => {
+    if (max !== builtFor) {
+      builtFor = max;
+      legacy = modern = undefined;
+    }
+    return era === 'legacy' ? (legacy ??= frozen(build(max, era))) : (modern ??= frozen(build(max, era)));
+  };
+}
+
 /** A request on a connection past limits.maxConnections: refused, and the connection closed. */
 export function connectionCapLayer(cap: ConnectionCap): Layer {
-  return (req, next) => {
-    if (!cap.isOver(req.socket)) return next(req);
-    const error = overCapacity('maxConnections', `The gateway holds as many client connections as it may (limits.maxConnections, ${cap.limit}); try again later`, CONNECTION_RETRY_AFTER_MS);
-    return Promise.resolve(refuse({ error, era: eraOf(req) }, { connection: 'close' }));
-  };
+  const refusal = prebuiltRefusals((max, era) => {
+    const error = overCapacity('maxConnections', `The gateway holds as many client connections as it may (limits.maxConnections, ${max}); try again later`, CONNECTION_RETRY_AFTER_MS);
+    return refuse({ error, era }, { connection: 'close' });
+  });
+  return (req, next) => (cap.isOver(req.socket) ? Promise.resolve(refusal(cap.limit, eraOf(req))) : next(req));
 }
 
 /** Runs `answer` and keeps its place taken until the request is answered (see above). On the
@@ -69,16 +88,19 @@ export class InFlightRequests {
     this.#all--;
   };
 
+  readonly #overallRefusal = prebuiltRefusals((max, era) => {
+    const error = overCapacity('maxConcurrentRequests', `The gateway is answering as many requests as it may at once (limits.maxConcurrentRequests, ${max}); try again shortly`, REQUEST_RETRY_AFTER_MS);
+    return refuse({ error, era });
+  });
+
   constructor(private readonly caps: () => RequestCaps) {}
 
-  /** The overall cap, as a layer in front of identity. */
+  /** The overall cap, as a layer in front of identity: the first check after the connection
+   * cap, before the guards, identity and any read of the body. */
   overall(): Layer {
     return (req, next) => {
       const max = this.caps().maxConcurrentRequests;
-      if (this.#all >= max) {
-        const error = overCapacity('maxConcurrentRequests', `The gateway is answering as many requests as it may at once (limits.maxConcurrentRequests, ${max}); try again shortly`, REQUEST_RETRY_AFTER_MS);
-        return Promise.resolve(refuse({ error, era: eraOf(req) }));
-      }
+      if (this.#all >= max) return Promise.resolve(this.#overallRefusal(max, eraOf(req)));
       this.#all++;
       let answer: Promise<HttpReply>;
       try {

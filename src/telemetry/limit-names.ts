@@ -16,6 +16,8 @@ export const LIMIT_NAMES = [
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
+const LIMIT_NAME_SET: ReadonlySet<string> = new Set(LIMIT_NAMES);
+
 export function isLimitName(name: string): name is LimitName {
-  return (LIMIT_NAMES as readonly string[]).includes(name);
+  return LIMIT_NAME_SET.has(name);
 }

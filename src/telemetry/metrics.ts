@@ -153,11 +153,10 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const denials = new Counter({ name: 'gatehouse_policy_denials_total', help: 'Requests denied by policy, by rule id.', labelNames: ['rule'] as const, registers });
   const rateLimited = new Counter({ name: 'gatehouse_rate_limited_total', help: 'Requests refused by a rate limit, by rule id.', labelNames: ['rule'] as const, registers });
   // The reason is a GatewayError kind and the status one the error map gives: both bounded sets.
-  const refusals = new Counter({ name: 'gatehouse_refusals_total', help: 'Requests refused before they became calls (Origin, limits, identity, parse, session, version, method), by reason and HTTP status.', labelNames: ['reason', 'status'] as const, registers });
-  const limitHits = new Counter({
+  const refusals = new SeriesCounter({ name: 'gatehouse_refusals_total', help: 'Requests refused before they became calls (Origin, limits, identity, parse, session, version, method), by reason and HTTP status.', registers });
+  const limitHits = new SeriesCounter({
     name: 'gatehouse_limit_hits_total',
     help: 'Requests, upstream answers and list items refused or cut by a configured limit, by limit (its key under `limits`).',
-    labelNames: ['limit'] as const,
     registers,
   });
   // The series of the per-request metrics, by their label values (labelled-series.ts says
@@ -166,8 +165,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const requestChildren = new Map<string, CounterSeries>();
   const methodChildren = new Map<string, { duration: HistogramSeries; overhead: HistogramSeries }>();
   const upstreamChildren = new Map<string, HistogramSeries>();
-  // Every limit reads 0 from the start, so a rate() over it needs no first hit.
-  for (const limit of LIMIT_NAMES) limitHits.inc({ limit }, 0);
+  // Refusals and limit hits count shed load, so they too are series looked up once: a refusal
+  // under overload must cost as little as possible. Every limit reads 0 from the start, so a
+  // rate() over it needs no first hit.
+  const refusalChildren = new Map<string, CounterSeries>();
+  const limitChildren = new Map<string, CounterSeries>(LIMIT_NAMES.map((limit) => [limit, limitHits.series({ limit })]));
   const reloads = new Counter({ name: 'gatehouse_config_reloads_total', help: 'Config reloads (SIGHUP or the config file changed), by result: applied, unchanged, invalid, refused (a restart-only field changed), failed.', labelNames: ['result'] as const, registers });
   for (const result of CONFIG_RELOAD_RESULTS) reloads.inc({ result }, 0);
 
@@ -256,10 +258,13 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       rateLimited.inc({ rule: ruleLabel(ruleId) });
     },
     recordRefusal(reason, status) {
-      refusals.inc({ reason, status: String(status) });
+      const key = `${reason}\u0000${status}`;
+      let count = refusalChildren.get(key);
+      if (count === undefined) refusalChildren.set(key, (count = refusals.series({ reason, status: String(status) })));
+      count.inc();
     },
     recordLimitHit(limit) {
-      limitHits.inc({ limit });
+      limitChildren.get(limit)!.inc();
     },
     recordConfigReload(result) {
       reloads.inc({ result });

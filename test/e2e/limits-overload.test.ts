@@ -6,12 +6,12 @@
 // request place (they have limits.maxStreams); a call answered as an SSE stream holds its place
 // until its result is sent.
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { auditRequests, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { auditEvents, auditRequests, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 import { metricValue } from '../harness/metrics.ts';
 import { ALICE, BOB, IDENTITY_YAML, modernCall } from '../harness/policy-env.ts';
 import { openSse, type SseMessages } from '../harness/sse-messages.ts';
@@ -32,16 +32,21 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-async function start(limits: string): Promise<void> {
+let configWith: (limits: string) => string = () => '';
+
+/** `reload`: the gateway reloads its file when it changes (configWith writes a new one). */
+async function start(limits: string, reload = false): Promise<void> {
   upstream = await startModernUpstream({ name: 'up' });
   const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-overload-')), 'trail');
-  gw = await startTestGateway(`
+  const url = upstream.url;
+  configWith = (l) => `
 ${IDENTITY_YAML}
-limits: ${limits}
+limits: ${l}
 audit: { dir: "${auditDir}" }
 upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
+  - { name: up, url: "${url}" }
+`;
+  gw = await startTestGateway(configWith(limits), process.env, { reload });
   await gw.waitUp();
 }
 
@@ -111,6 +116,35 @@ describe('limits.maxConcurrentRequests', () => {
     expect(progressing.sse.messages[3].result.content[0].text).toBe('slept 900ms');
     await expect.poll(inFlight).toBe(0);
     expect((await modernCall(gw!.url, BOB, 'up__echo', { message: 'after' })).json.result.content[0].text).toBe('after');
+  });
+});
+
+describe('refusals of the overall cap', () => {
+  it('name the cap in force after a reload lowers it, and every refused request of either era has its own audit record and counts', async () => {
+    await start('{ maxConcurrentRequests: 2 }', true);
+    const held = [slowCall(ALICE, 60_000), slowCall(BOB, 60_000)];
+    await expect.poll(inFlight).toBe(2);
+    const modern = await modernCall(gw!.url, BOB, 'up__echo', { message: 'modern' });
+    expectShed(modern, 'maxConcurrentRequests');
+    expect(modern.json.error.message).toContain('(limits.maxConcurrentRequests, 2)');
+    // A session id makes it a 2025-11-25 request: shed before the session is looked at.
+    const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'not-looked-at', 'mcp-protocol-version': '2025-11-25', ...ALICE };
+    const legacy = await postJson(gw!.url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'up__echo', arguments: { message: 'legacy' } } }, legacyHeaders);
+    expectShed(legacy, 'maxConcurrentRequests');
+
+    writeFileSync(gw!.config.file, configWith('{ maxConcurrentRequests: 1 }'));
+    await expect.poll(() => auditEvents(gw!).some((e) => e.event === 'config_reload' && e.detail.result === 'applied'), { timeout: 10_000 }).toBe(true);
+    const lowered = await modernCall(gw!.url, BOB, 'up__echo', { message: 'after the reload' });
+    expectShed(lowered, 'maxConcurrentRequests');
+    expect(lowered.json.error.message).toContain('(limits.maxConcurrentRequests, 1)');
+
+    const audited = auditRequests(gw!).filter((r) => r.limit === 'maxConcurrentRequests');
+    expect(audited.map((r) => r.era)).toEqual(['modern', 'legacy', 'modern']);
+    expect(new Set(audited.map((r) => r.requestId)).size).toBe(3);
+    expect(audited.every((r) => r.outcome === 'error' && r.errorCode === -31030)).toBe(true);
+    expect(await metricValue(gw!.url, 'gatehouse_refusals_total', { reason: 'over_capacity', status: '503' })).toBe(3);
+    expect(await metricValue(gw!.url, 'gatehouse_limit_hits_total', { limit: 'maxConcurrentRequests' })).toBe(3);
+    void held;
   });
 });
 
