@@ -45,6 +45,11 @@ export function isLostConnection(e: Error): boolean {
   return code !== undefined && LOST_CONNECTION_CODES.has(code);
 }
 
+/** May a request of this method ever go twice (if its connection is lost before any answer)? */
+export function resendable(method: unknown): boolean {
+  return typeof method === 'string' && IDEMPOTENT_METHODS.has(method);
+}
+
 /** May this failed request go once more, on another connection? */
 export function mayResend(method: string, outcome: ExchangeOutcome | CredentialsFailed): boolean {
   return outcome.kind === 'network_error' && !outcome.responded && isLostConnection(outcome.error) && IDEMPOTENT_METHODS.has(method);

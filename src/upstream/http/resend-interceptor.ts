@@ -2,13 +2,16 @@
 // (connection-loss.ts says when that is safe; never tools/call), within what is left of the
 // first try's time: the caller was promised an answer or an error within the timeout. The
 // resend carries a new JSON-RPC id, written into the caller's body so it knows which id to
-// cancel (the first body was already serialized).
+// cancel (the first body was already serialized). Other methods (tools/call first) pass
+// straight through, with no wrapper of their own.
 import type { Logger } from '../../telemetry/logger.ts';
-import { mayResend } from './connection-loss.ts';
-import type { ExchangeInterceptor } from './exchange-interceptor.ts';
+import { mayResend, resendable } from './connection-loss.ts';
+import type { Exchange, ExchangeInterceptor, Sent } from './exchange-interceptor.ts';
+import type { ExchangeInput } from './http-exchange.ts';
 
 export function resendInterceptor(deps: { logger: Logger; nextId: () => number; closed: () => boolean }): ExchangeInterceptor {
-  return (next) => async (input) => {
+  return (next) => (input) => (resendable(input.body.method) ? resendOnLoss(next, input) : next(input));
+  async function resendOnLoss(next: Exchange, input: ExchangeInput): Promise<Sent> {
     const started = Date.now();
     const first = await next(input);
     const { method } = input.body;
@@ -21,5 +24,5 @@ export function resendInterceptor(deps: { logger: Logger; nextId: () => number; 
     deps.logger.info('upstream connection lost before an answer, sending again', { method });
     if (input.body.id !== undefined) input.body.id = deps.nextId();
     return next({ ...input, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
-  };
+  }
 }
