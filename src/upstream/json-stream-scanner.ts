@@ -1,10 +1,12 @@
 // A streaming, validating scan of JSON text (RFC 8259) that arrives in chunks, with bounded
 // state: a container stack no deeper than its limit, the current token's kind, and the few
 // bytes of a UTF-8 character split between chunks (utf8-check.ts). It checks the grammar
-// byte by byte (strings and their escapes, numbers, literals, brackets, commas and colons) and
+// byte by byte (strings and their escapes, numbers, literals, brackets, commas and colons),
+// except for the plain runs inside strings, which are found natively (json-string-run.ts), and
 // tells a subclass where keys and values begin and end, by their byte offsets in the chunk,
 // so that the subclass can copy or drop ranges of the text without ever holding it whole
 // (result-relay-scanner.ts). The text must be one object: anything else is declined.
+import { JsonStringRun } from './json-string-run.ts';
 import { Utf8Check } from './utf8-check.ts';
 
 export type ScanVerdict = 'more' | 'decline' | 'fail' | 'done';
@@ -28,6 +30,7 @@ export abstract class JsonStreamScanner {
   protected depth = 0;
   readonly #maxDepth: number;
   readonly #utf8 = new Utf8Check();
+  readonly #run = new JsonStringRun();
   readonly #stack: Uint8Array;
   #state = S.Start;
   #strIsKey = false;
@@ -74,25 +77,21 @@ export abstract class JsonStreamScanner {
 
   protected scan(chunk: Buffer): ScanVerdict {
     if (!this.#utf8.push(chunk)) return this.fail('not UTF-8');
+    this.#run.reset(chunk);
     const n = chunk.length;
     let i = 0;
     while (i < n) {
       const c = chunk[i]!;
       switch (this.#state) {
         case S.Str: {
-          // The bulk of a big result: scanned for the three bytes that matter, nothing more.
-          let j = i;
-          while (j < n) {
-            const d = chunk[j]!;
-            if (d === 0x22 || d === 0x5c || d < 0x20) break;
-            j++;
-          }
+          // The bulk of a big result: its plain runs are found natively (json-string-run.ts).
+          const j = this.#run.end(i);
+          if (j === -1) return this.fail('control character in a string');
           if (j === n) {
             i = n;
             continue;
           }
           const d = chunk[j]!;
-          if (d < 0x20) return this.fail('control character in a string');
           i = j + 1;
           if (d === 0x5c) {
             this.#state = S.Esc;

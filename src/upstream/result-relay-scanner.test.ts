@@ -29,6 +29,8 @@ const RESULTS: JsonObject[] = [
   { _meta: 'not an object', resultType: 42, content: [] },
   { _meta: {}, content: [{ type: 'text', text: '' }] },
   {},
+  // Long plain runs between escapes: the native search (json-string-run.ts) across chunk ends.
+  { content: [{ type: 'text', text: `${'plain words, no escapes '.repeat(40)}"q" \\ \n\t é 😀 \u0001`.repeat(20) }] },
 ];
 
 describe('ResultRelayScanner', () => {
@@ -94,6 +96,8 @@ describe('ResultRelayScanner', () => {
     ['a truncated body', '{"id":7,"result":{"content":[{"type":"text","text":"abc'],
     ['a trailing comma', '{"id":7,"result":{"content":[1,]}}'],
     ['a raw control character', '{"id":7,"result":{"t":"a\u0001b"}}'],
+    ['a raw control character in a long string', `{"id":7,"result":{"t":"${'a'.repeat(3000)}\u001f${'b'.repeat(3000)}"}}`],
+    ['a raw line break in a long string', `{"id":7,"result":{"t":"${'a'.repeat(3000)}\n"}}`],
     ['a bad escape', '{"id":7,"result":{"t":"\\x"}}'],
     ['a bad number', '{"id":7,"result":{"n":01}}'],
     ['a bad literal', '{"id":7,"result":{"n":nul}}'],
