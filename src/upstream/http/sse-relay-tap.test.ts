@@ -69,6 +69,22 @@ describe('SseRelayTap', () => {
     }
   }
 
+  it('hands a chunk of small events to the parser in one piece, and every chunking gives it the same bytes', () => {
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const stream = Array.from({ length: 100 }, (_, i) => ['event: message', `data: ${NOTE.replace('"progress":1', `"progress":${i}`)}`, '', ''].join(eol)).join('');
+      const calls: Buffer[] = [];
+      const tap = new SseRelayTap((b) => void calls.push(Buffer.from(b)), () => {
+        throw new Error('no small event is a relay candidate');
+      }, 10_000_000);
+      expect(tap.push(Buffer.from(stream))).toEqual({ kind: 'more' });
+      expect(tap.end()).toEqual({ kind: 'more' });
+      // A CR last in the chunk may be half of a CRLF: that line is left to the line-by-line path.
+      expect(calls.length).toBe(eol === '\r' ? 2 : 1);
+      expect(Buffer.concat(calls).toString()).toBe(stream);
+      for (const size of [1, 7, 300]) expect(run(stream, size).parser).toBe(stream);
+    }
+  });
+
   it('gives a big notification back to the parser whole', () => {
     const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: BIG } });
     const { parser, relay, steps } = run(`data: ${note}\n\n`, 1000);
