@@ -46,6 +46,11 @@ export class RelayReply {
   }
 }
 
+/** Bytes a relay lets its response hold unsent before it pauses the upstream: well above the
+ * response's own high-water mark (16 KiB), so that an upstream's burst of reads is written on
+ * without a pause and a resume per read, and a small part of any big result. */
+const RELAY_HIGH_WATER = 256 * 1024;
+
 export class ClientRelay implements ResultRelay, RelaySink {
   state: RelayState = 'unused';
   bytes = 0;
@@ -117,7 +122,8 @@ export class ClientRelay implements ResultRelay, RelaySink {
       this.#pending.push(chunk);
       return false;
     }
-    return res.write(chunk);
+    res.write(chunk);
+    return res.writableLength < RELAY_HIGH_WATER;
   }
 
   onDrain(fn: () => void): void {
