@@ -1,24 +1,13 @@
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { REPLAY_MAX_BYTES, REPLAY_MAX_STREAMS, REPLAY_RETENTION_MS, ReplayBuffers } from './sse-replay.ts';
 import { SseStream } from './sse-stream.ts';
+import { standInResponse } from '../../test/harness/stand-in-response.ts';
 
 /** What a stream writes, through a stand-in for its response (headers, chunks, end). */
 function capture(stream: SseStream): { text: () => string; ended: () => boolean } {
-  const chunks: string[] = [];
-  let ended = false;
-  const res = {
-    writableLength: 0,
-    writeHead: () => res,
-    flushHeaders: () => undefined,
-    write: (c: string) => void chunks.push(c),
-    end: () => void (ended = true),
-    on: () => res,
-    once: () => res,
-    socket: {},
-  } as unknown as ServerResponse;
-  stream.attach(res);
-  return { text: () => chunks.join(''), ended: () => ended };
+  const out = standInResponse();
+  stream.attach(out.res);
+  return out;
 }
 
 function writer(buffers: ReplayBuffers, session: string): { stream: SseStream; ids: () => string[] } {

@@ -1,29 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { SseStream } from './sse-stream.ts';
+import { standInResponse, type StandInResponse } from '../../test/harness/stand-in-response.ts';
 
-/** A stand-in response: each write() as it was made, the end, and a destroy. */
-function capture(stream: SseStream, writableLength = 0): { writes: string[]; ended: () => boolean; destroyed: () => boolean } {
-  const writes: string[] = [];
-  let ended = false;
-  let destroyed = false;
-  const res = {
-    writableLength,
-    writableEnded: false,
-    get destroyed() {
-      return destroyed;
-    },
-    writeHead: () => res,
-    flushHeaders: () => undefined,
-    write: (c: string) => void writes.push(c),
-    end: () => void (ended = true),
-    destroy: () => void (destroyed = true),
-    on: () => res,
-    once: () => res,
-    socket: {},
-  } as unknown as ServerResponse;
-  stream.attach(res);
-  return { writes, ended: () => ended, destroyed: () => destroyed };
+function capture(stream: SseStream, writableLength = 0): StandInResponse {
+  const out = standInResponse(writableLength);
+  stream.attach(out.res);
+  return out;
 }
 
 const turn = (): Promise<void> => new Promise((r) => process.nextTick(r));
