@@ -49,13 +49,13 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
   private legacyReady = false;
   private probing: Promise<Result<Era, GatewayError>> | undefined;
-  /** A check after a lost connection is under way (checkAfterLoss). */
-  private checking = false;
+  private checking = false; // a check after a lost connection is under way (checkAfterLoss)
   private stream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
-  /** 2026-07-28: the resources subscribed to, asked for on the listen stream. */
+  /** 2026-07-28: the resources subscribed to, and the tasks followed, asked for on the listen stream. */
   private readonly watched = new Set<string>();
+  private followed: readonly string[] = [];
 
   /** `credentials`: one user's (user-upstream.ts); by default the upstream's own, never the client's. */
   constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget, credentials?: UpstreamCredentials, private readonly only: SessionOf = {}) {
@@ -73,6 +73,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     await this.ready();
   }
 
+  /** 2026-07-28 with the tasks extension: the task ids whose status notifications to ask for. */
+  followTasks(taskIds: readonly string[]): void {
+    this.followed = taskIds;
+    if (this.era === 'modern') this.stream?.followTasks();
+  }
+
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const known = this.ready();
     const ready = known instanceof Promise ? await known : known;
@@ -86,10 +92,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     // once (README, Protocol eras: bridging). Calls in flight in that session all get a 404: the first to see it
     // forgets the session, the others find it forgotten (and join the one re-initialize under
     // way, in ready()) or already replaced (and use the new one as it is).
-    if (this.sessionId === carried) {
-      this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
-      this.setSession(undefined);
-    }
+    if (this.sessionId === carried) this.setSession(undefined, undefined, 'upstream session expired, re-initializing');
     const again = await this.ready();
     if (!again.ok) return again;
     const second = await this.send(again.value, req);
@@ -100,13 +103,11 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   private ready(): Result<Era, GatewayError> | Promise<Result<Era, GatewayError>> {
     if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return READY[this.era];
-    this.probing ??= this.probe().finally(() => {
-      this.probing = undefined;
-    });
-    return this.probing;
+    return (this.probing ??= this.probe().finally(() => (this.probing = undefined)));
   }
 
-  private setSession(sessionId: string | undefined, legacyVersion?: string): void {
+  private setSession(sessionId: string | undefined, legacyVersion?: string, why?: string): void {
+    if (why) this.logger.info(why, { upstream: this.name });
     this.sessionId = sessionId;
     if (sessionId === undefined) this.legacyReady = false;
     this.headers.setSession(sessionId, legacyVersion);
@@ -182,6 +183,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       onServerRequest: (r) => void this.answerServerRequest(era, r, this.only.channel?.ask).catch(this.bestEffort),
       logger: this.logger,
       resourceSubscriptions: () => [...this.watched],
+      ...(era === 'modern' ? { taskIds: () => this.followed } : {}),
     });
     this.stream.open();
   }
@@ -248,9 +250,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       headers,
       body,
       signal: req.signal,
-      onNotification: (n) => {
-        if (!this.handleNotification(n)) req.onNotification?.(n);
-      },
+      onNotification: (n) => void (this.handleNotification(n) || req.onNotification?.(n)),
       onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
       resumable: era === 'legacy', ...(req.relay?.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}), // same era only: a bridged result is reshaped whole
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
