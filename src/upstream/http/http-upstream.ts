@@ -12,8 +12,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape.ts';
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
-import { encodeHeaderValue } from '../../headers/header-value.ts';
-import { mcpNameOf } from '../../headers/param-headers.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
@@ -50,10 +48,13 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private legacyReady = false;
   private probing: Promise<Result<Era, GatewayError>> | undefined;
   private checking = false; // a check after a lost connection is under way (checkAfterLoss)
+  /** Change notifications; and (2026-07-28) task status on a listen of its own, so that
+   * following one more task, which opens that listen again, costs the other none. */
   private stream: NotificationStream | undefined;
+  private taskStream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
-  /** 2026-07-28: the resources subscribed to, and the tasks followed, asked for on the listen stream. */
+  /** 2026-07-28: the resources subscribed to, and the tasks followed, asked for on listen streams. */
   private readonly watched = new Set<string>();
   private followed: readonly string[] = [];
 
@@ -76,7 +77,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** 2026-07-28 with the tasks extension: the task ids whose status notifications to ask for. */
   followTasks(taskIds: readonly string[]): void {
     this.followed = taskIds;
-    if (this.era === 'modern') this.stream?.followTasks();
+    if (this.era !== 'modern') return;
+    this.taskStream ??= this.newStream('modern', true);
+    this.taskStream.followTasks();
   }
 
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
@@ -168,24 +171,32 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private openStream(): void {
-    this.stream?.close();
-    const era = this.era;
-    if (!era) return;
-    this.stream = new NotificationStream({
+    this.closeStreams();
+    if (!this.era) return;
+    this.stream = this.newStream(this.era, false);
+    this.stream.open();
+    if (this.era === 'modern' && this.followed.length > 0) this.followTasks(this.followed);
+  }
+
+  private newStream(era: Era, tasks: boolean): NotificationStream {
+    return new NotificationStream({
       pool: this.link.pool,
       path: this.link.path,
       era,
-      capabilities: this.identity()?.capabilities ?? {},
+      capabilities: tasks ? {} : (this.identity()?.capabilities ?? {}),
       headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
       credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n) || this.only.channel?.notify(n),
       maxEventLength: this.config.limits.maxAnswerBytes,
       onServerRequest: (r) => void this.answerServerRequest(era, r, this.only.channel?.ask).catch(this.bestEffort),
       logger: this.logger,
-      resourceSubscriptions: () => [...this.watched],
-      ...(era === 'modern' ? { taskIds: () => this.followed } : {}),
+      ...(tasks ? { taskIds: () => this.followed } : { resourceSubscriptions: () => [...this.watched] }),
     });
-    this.stream.open();
+  }
+
+  private closeStreams(): void {
+    for (const s of [this.stream, this.taskStream]) s?.close();
+    this.stream = this.taskStream = undefined;
   }
 
   /** It stopped working: forget era and session (the next request probes again) and stop the
@@ -194,8 +205,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private fail(reason: string, status = reason, log = status): Result<never, GatewayError> {
     this.era = undefined;
     this.setSession(undefined);
-    this.stream?.close();
-    this.stream = undefined;
+    this.closeStreams();
     this.markDown(status, log);
     this.scheduleReprobe();
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
@@ -234,18 +244,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       .catch(this.bestEffort);
   }
 
-  private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
-    const name = era === 'modern' ? mcpNameOf(req.method, req.params) : undefined;
-    const named = name !== undefined;
-    if (!named && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.headers.for(era, req.method);
-    const h = this.headers.with(era, req.method, req.paramHeaders, req.traceHeaders);
-    if (named) h['mcp-name'] = encodeHeaderValue(name);
-    return h;
-  }
-
   private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const body: JsonObject = { jsonrpc: '2.0', id: this.link.nextId(), method: req.method, params: shapeParams(req, era) };
-    const headers = this.headersOf(era, req);
+    const headers = this.headers.ofRequest(era, req);
     const outcome = await this.link.post({
       headers,
       body,
@@ -294,7 +295,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reprobeTimer);
-    this.stream?.close();
+    this.closeStreams();
     if (this.era === 'legacy' && this.sessionId) await this.link.delete(this.headers.for('legacy', 'DELETE'));
     if (!this.only.link) await this.link.close();
   }

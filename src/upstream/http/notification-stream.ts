@@ -152,7 +152,7 @@ export class NotificationStream {
             signal: this.abort.signal,
             body: JSON.stringify({
               jsonrpc: '2.0',
-              id: 'gatehouse-listen',
+              id: this.opts.taskIds ? 'gatehouse-tasks' : 'gatehouse-listen',
               method: 'subscriptions/listen',
               params: {
                 ...listen,
