@@ -238,9 +238,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       .then((o) => {
         if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) this.unreachable(o);
       })
-      .finally(() => {
-        this.checking = false;
-      })
+      .finally(() => (this.checking = false))
       .catch(this.bestEffort);
   }
 
