@@ -32,6 +32,7 @@ import type { Metrics } from '../telemetry/metrics.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { LegacySessions } from '../transport/legacy-sessions.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
+import type { TaskListen } from '../transport/listen-streams.ts';
 import type { Notifier } from '../transport/notifier.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import { liveGateway } from './live-parts.ts';
@@ -53,6 +54,8 @@ export interface VirtualServerDeps {
   bodies: AuditBodies | undefined;
   /** An audit event (a server's overlay held back or applied again). */
   event: (name: 'overlay_changed', detail: JsonObject) => void;
+  /** A listen's taskIds (tasks/task-runtime.ts): task ids are the same on every endpoint. */
+  listenTasks?: TaskListen['listen'];
 }
 
 /** An MCP endpoint behind its HTTP ring: it gets the principal identity found. */
@@ -191,7 +194,7 @@ export class VirtualServers {
     const gateway = liveGateway(() => home!.serving!.gateway);
     const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void): ReturnType<ResourceSubscriptions['listen']> =>
       subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
-    const endpoint = createMcpEndpoint({ config: deps.config, gateway, sessions: deps.sessions, notifier: deps.notifier, logger: deps.logger, observer, server: name, liveLimits: deps.liveLimits, listenResources });
+    const endpoint = createMcpEndpoint({ config: deps.config, gateway, sessions: deps.sessions, notifier: deps.notifier, logger: deps.logger, observer, server: name, liveLimits: deps.liveLimits, listenResources, ...(deps.listenTasks ? { listenTasks: deps.listenTasks } : {}) });
     home = { catalog, subscriptions, observer, endpoint, serving: undefined };
     this.homes.set(name, home);
     return home;

@@ -159,8 +159,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   sessions.onRemoved((id) => subscriptions.dropSession(id));
   const liveLimits = (): GatewayConfig['limits'] => live().config.limits;
   const listenResources = (principal: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => subscriptions.listen({ principal, authContext: principal.authContext }, uris, sink);
-  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits, listenResources });
-  servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies, event });
+  const endpoint = createMcpEndpoint({ config, gateway: liveGateway(() => live().gateway), sessions, notifier, logger, observer, liveLimits, listenResources, listenTasks: tasks.listen });
+  servers = new VirtualServers({ catalog, config, liveLimits, enforcer: liveEnforcer(() => live().enforcement.enforcer), sessions, notifier, logger, tracing, metrics, audit, bodies, event, listenTasks: tasks.listen });
   // Shared by every config generation: a reload leaves calls waiting for input where they are.
   const suspended = createSuspendedCalls(() => live().config.limits, approvals.deps.sealer, (l) => metrics.recordLimitHit(l), (b, reason, rounds) =>
     event('suspended_call_cancelled', { upstream: b.upstream, method: b.method, name: b.name, principal: b.owner, reason, rounds }),

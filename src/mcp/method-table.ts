@@ -2,7 +2,7 @@
 // transport hands over a parsed, era-checked Call; this resolves the owner upstream,
 // checks and rebuilds headers, forwards, and returns the upstream's result unshaped
 // (era shaping is the transport's last step).
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, ListFilter } from '../catalog/catalog.ts';
 import { LIST_METHOD_BY_NAME } from '../protocol/list-kinds.ts';
 import type { GatewayConfig } from '../config/types.ts';
 import type { JsonObject } from '../protocol/message.ts';
@@ -25,7 +25,8 @@ import { createResultShaper, type ResultShaper } from '../result-shaping/result-
 import type { TaskRuntime } from '../tasks/task-runtime.ts';
 import { createTaskMethods } from '../tasks/task-methods.ts';
 import { clientDeclaresTasks, TASKS_EXTENSION } from '../tasks/task-shapes.ts';
-import { taskListFilter, withoutExecution } from '../tasks/task-list-view.ts';
+import { taskListFilter, withoutExecution, withTasksThrough } from '../tasks/task-list-view.ts';
+import { CALL_TOOL_NAME } from '../tool-search/catalog-summary.ts';
 
 const EMPTY_RESULT: Handled = Object.freeze({ reply: ok({}), record: NO_RECORD });
 
@@ -118,10 +119,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   const list: Handler = async (call) => {
     const { kind, field } = LIST_METHOD_BY_NAME.get(call.method)!;
-    if (kind === 'tools' && toolSearch?.answersList(call)) return toolSearch.list(call);
+    if (kind === 'tools' && toolSearch?.answersList(call)) {
+      const listed = await toolSearch.list(call);
+      const through = tasks !== undefined && clientDeclaresTasks(call.era, call.clientCapabilities) && upstreams.some((u) => tasks.reaches(call.era, u.name));
+      return through ? { ...listed, reply: withTasksThrough(listed.reply, CALL_TOOL_NAME) } : listed;
+    }
     const policyFilter = enforcer.listFilter(call.principal, kind);
     // Tools that run only as tasks, and `execution`, are for clients that declared tasks (tasks/task-list-view.ts).
-    const withTasks = kind === 'tools' && tasks !== undefined && tasks.offered();
+    const withTasks = kind === 'tools' && tasks !== undefined && tasks.mayRun();
     const declared = withTasks && clientDeclaresTasks(call.era, call.clientCapabilities);
     const filter = withTasks ? taskListFilter(policyFilter, call.era, declared, tasks.reaches) : policyFilter;
     const page = await catalog.page(kind, call.authContext, call.params.cursor, filter);
@@ -145,8 +150,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The gateway's own tools (tool search) and results (kept by shaping) come before routing.
   const callTool = targets['tools/call'];
   const readResource = targets['resources/read'];
-  const routedCall: Handler = tasks ? (call) => (tasks.offered() ? tasks.call(call, callTool) : callTool(call)) : callTool;
-  targets['tools/call'] = toolSearch ? (call) => toolSearch.call(call, toolForGateway) ?? routedCall(call) : routedCall;
+  const routedCall: Handler = tasks ? (call) => (tasks.mayRun() ? tasks.call(call, callTool) : callTool(call)) : callTool;
+  // gatehouse__call_tool runs the named tool as a task too, as a direct call would.
+  const runNamed: Handler = tasks ? (call) => (tasks.mayRun() ? tasks.call(call, toolForGateway) : toolForGateway(call)) : toolForGateway;
+  // Searches and descriptions leave out what the caller's tools/list would (task-list-view.ts).
+  const tasksView = (call: Call) => (base: ListFilter | undefined): ListFilter | undefined =>
+    tasks?.mayRun() ? taskListFilter(base, call.era, clientDeclaresTasks(call.era, call.clientCapabilities), tasks.reaches) : base;
+  targets['tools/call'] = toolSearch ? (call) => toolSearch.call(call, runNamed, tasksView(call)) ?? routedCall(call) : routedCall;
   if (shaper) {
     targets['resources/read'] = (call) => {
       const kept = typeof call.params.uri === 'string' ? shaper.read(call.params.uri, call.authContext) : undefined;

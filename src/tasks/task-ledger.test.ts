@@ -45,6 +45,18 @@ describe('task ledger', () => {
     expect(l.tasksOf('alice', 'other')).toEqual([]);
   });
 
+  it('tells apart tasks of different users that an upstream reached per user gave the same id', () => {
+    const { l } = ledger();
+    l.add({ id: 'a', upstream: 'up', upstreamTaskId: 'task-1', era: 'modern', authContext: 'alice', principal: { subject: 'alice', method: 'jwt' }, tool: 'up__job' }, undefined);
+    l.add({ id: 'b', upstream: 'up', upstreamTaskId: 'task-1', era: 'modern', authContext: 'bob', principal: { subject: 'bob', method: 'jwt' }, tool: 'up__job' }, undefined);
+    expect(l.ofUpstream('up', 'task-1', 'bob')?.id).toBe('b');
+    expect(l.ofUpstream('up', 'task-1', 'alice')?.id).toBe('a');
+    expect(l.ofUpstream('up', 'task-1', 'carol')).toBeUndefined();
+    expect([l.owns('alice', 'up', 'task-1'), l.owns('bob', 'up', 'task-1'), l.owns('carol', 'up', 'task-1')]).toEqual([true, true, false]);
+    l.close();
+    expect(l.ofUpstream('up', 'task-1')).toBeUndefined();
+  });
+
   it('forgets a task past its ttl (capped), recording an end never seen as unobserved', () => {
     const { l, ends, add, advance } = ledger();
     add('short', 'alice', 10_000);

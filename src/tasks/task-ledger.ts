@@ -42,13 +42,15 @@ export interface TaskEntry {
 }
 
 /** How a task's end came to be known. */
-export type EndSeen = 'created' | 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'notifications/tasks/status' | 'unobserved';
+export type EndSeen = 'created' | 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'notifications/tasks/status' | 'notifications/tasks' | 'unobserved';
 
 export type EndListener = (entry: TaskEntry, status: string, seen: EndSeen) => void;
 
 export class TaskLedger {
   private readonly byId = new Map<string, TaskEntry>();
-  private readonly byUpstream = new Map<string, string>();
+  /** Upstream task id -> the client ids of it: one, except on an upstream reached per user,
+   * whose ids are each user's own and may repeat across users. */
+  private readonly byUpstream = new Map<string, string[]>();
   private lastSweep = 0;
 
   constructor(
@@ -66,7 +68,8 @@ export class TaskLedger {
     const keep = ttlMs === undefined || ttlMs <= 0 ? MAX_TASK_KEEP_MS : Math.min(ttlMs, MAX_TASK_KEEP_MS);
     const entry: TaskEntry = { ...e, createdAt: t, expiresAt: t + keep };
     this.byId.set(entry.id, entry);
-    this.byUpstream.set(`${e.upstream}\u0000${e.upstreamTaskId}`, entry.id);
+    const key = `${e.upstream}\u0000${e.upstreamTaskId}`;
+    this.byUpstream.set(key, [...(this.byUpstream.get(key) ?? []), entry.id]);
     return entry;
   }
 
@@ -74,15 +77,19 @@ export class TaskLedger {
     return this.byId.get(id);
   }
 
-  /** The entry of an upstream's own task id, if it was created through this replica. */
-  ofUpstream(upstream: string, upstreamTaskId: string): TaskEntry | undefined {
-    const id = this.byUpstream.get(`${upstream}\u0000${upstreamTaskId}`);
-    return id === undefined ? undefined : this.byId.get(id);
+  /** The entry of an upstream's own task id, if it was created through this replica; with
+   * `scope`, only the one `scope` (an authContext) created. */
+  ofUpstream(upstream: string, upstreamTaskId: string, scope?: string): TaskEntry | undefined {
+    for (const id of this.byUpstream.get(`${upstream}\u0000${upstreamTaskId}`) ?? []) {
+      const e = this.byId.get(id);
+      if (e && (scope === undefined || e.authContext === scope)) return e;
+    }
+    return undefined;
   }
 
   /** Whether `authContext` created this upstream task through this replica. */
   owns(authContext: string, upstream: string, upstreamTaskId: string): boolean {
-    return this.ofUpstream(upstream, upstreamTaskId)?.authContext === authContext;
+    return this.ofUpstream(upstream, upstreamTaskId, authContext) !== undefined;
   }
 
   /** The upstreams holding tasks of `authContext`. */
@@ -123,7 +130,10 @@ export class TaskLedger {
     const e = this.byId.get(id);
     if (!e) return;
     this.byId.delete(id);
-    this.byUpstream.delete(`${e.upstream}\u0000${e.upstreamTaskId}`);
+    const key = `${e.upstream}\u0000${e.upstreamTaskId}`;
+    const rest = (this.byUpstream.get(key) ?? []).filter((other) => other !== id);
+    if (rest.length > 0) this.byUpstream.set(key, rest);
+    else this.byUpstream.delete(key);
     if (e.ended === undefined) {
       e.ended = 'unobserved';
       this.onEnd(e, 'unobserved', 'unobserved');

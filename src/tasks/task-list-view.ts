@@ -6,6 +6,7 @@
 // tasks at all (README, Tasks).
 import type { ListFilter } from '../catalog/catalog.ts';
 import { isJsonObject, type JsonObject } from '../protocol/message.ts';
+import type { Reply } from '../protocol/call.ts';
 import type { Era } from '../protocol/versions.ts';
 
 /** Whether a listed tool runs only as a task. */
@@ -29,4 +30,14 @@ export function withoutExecution(items: readonly JsonObject[]): JsonObject[] {
     const { execution: _hidden, ...rest } = t;
     return rest;
   });
+}
+
+/** Tool search's tools/list, with the tool that runs another tool (gatehouse__call_tool)
+ * marked `taskSupport: "optional"`: a 2025-11-25 client may ask a task only of a tool that
+ * says it takes one (MCP 2025-11-25 server/tools, tool-level negotiation), and through that
+ * tool it runs the named tool, which may take one. */
+export function withTasksThrough(reply: Reply, callTool: string): Reply {
+  if (!reply.ok || !Array.isArray(reply.value.tools)) return reply;
+  const tools = reply.value.tools.map((t) => (isJsonObject(t) && t.name === callTool ? { ...t, execution: { taskSupport: 'optional' } } : t));
+  return { ...reply, value: { ...reply.value, tools } };
 }

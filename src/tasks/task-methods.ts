@@ -25,13 +25,12 @@ import type { TaskRuntime } from './task-runtime.ts';
 import { requiresTask } from './task-list-view.ts';
 import { modernCreated } from './task-bridge.ts';
 import { bridgeToModern, taskRecord, type BridgeDeps, type OpenedTask, type TaskSend } from './bridge-to-modern.ts';
-import { bridgeToLegacy, coreTask, ledgerTasks } from './bridge-to-legacy.ts';
+import { bridgeToLegacy, coreTask } from './bridge-to-legacy.ts';
+import { createTaskList } from './task-list.ts';
 import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION } from './task-shapes.ts';
 
 type Handler = (call: Call) => Promise<Handled>;
 
-/** Pages of an upstream's tasks/list read for one client's tasks/list, at most. */
-const MAX_LIST_PAGES = 10;
 const UNKNOWN_TASK = 'Unknown task';
 const NOT_OFFERED = Object.freeze({ effect: 'hidden' as const, ruleId: 'tasks', reason: 'runs only as a task, which this client cannot run here' });
 
@@ -46,6 +45,9 @@ export interface TaskMethods {
   reaches(era: Era, upstream: string): boolean;
   /** Whether some upstream offers tasks in `era` (what to advertise), or in either era. */
   offered(era?: Era): boolean;
+  /** Whether a call may involve tasks: some upstream offers them, or is reached per user and
+   * has not shown its capabilities yet (they are learnt from a user's connection). */
+  mayRun(): boolean;
 }
 
 export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
@@ -103,31 +105,21 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
     return { reply: reply.ok ? ok(withClientIds(reply.value, clientIds(call, o.upstream.name))) : reply, record: taskRecord(o, started, status) };
   };
 
-  /** tasks/list (2025-11-25): the caller's own tasks of every upstream it made tasks on. */
-  const list: Handler = async (call) => {
-    if (!clientDeclaresTasks(call.era, call.clientCapabilities)) return { reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD };
-    const tasks: JsonObject[] = [];
-    for (const name of ledger.upstreamsOf(call.authContext)) {
+  /** tasks/list (2025-11-25): the caller's own tasks, paged (task-list.ts). */
+  const pages = createTaskList({
+    ledger,
+    cursorKey: runtime.cursorKey,
+    upstreamsOf: (call) => [...ledger.upstreamsOf(call.authContext)].flatMap((name) => {
+      const era = eraOf(catalog.upstream(name));
+      return era ? [{ name, era }] : [];
+    }),
+    send: (call, name, params) => {
       const upstream = catalog.upstream(name);
-      if (!upstream) continue;
-      // The extension has no tasks/list: the gateway's ledger answers for a 2026-07-28 upstream.
-      if (eraOf(upstream) === 'modern') tasks.push(...ledgerTasks(ledger.tasksOf(call.authContext, name)));
-      if (eraOf(upstream) !== 'legacy') continue;
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const reply = await send(call, upstream, 'tasks/list', cursor === undefined ? {} : { cursor });
-        if (!reply.ok) return { reply, record: NO_RECORD };
-        const found = Array.isArray(reply.value.tasks) ? reply.value.tasks : [];
-        for (const t of found) {
-          if (isJsonObject(t) && typeof t.taskId === 'string' && ledger.owns(call.authContext, name, t.taskId)) tasks.push(withClientIds(t, clientIds(call, name)));
-        }
-        const next = reply.value.nextCursor;
-        if (typeof next !== 'string') break;
-        cursor = next;
-      }
-    }
-    return { reply: ok({ tasks }), record: NO_RECORD };
-  };
+      return upstream ? send(call, upstream, 'tasks/list', params) : Promise.resolve(err({ kind: 'upstream_unavailable', upstream: name, reason: 'no longer configured' }));
+    },
+    clientId: (call, upstream, taskId) => clientIds(call, upstream)(taskId),
+  });
+  const list: Handler = (call) => (clientDeclaresTasks(call.era, call.clientCapabilities) ? pages(call) : Promise.resolve({ reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD }));
 
   return {
     async call(call, inner) {
@@ -174,7 +166,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
       const made = handled.reply.ok ? createdTask(handled.reply.value, eraOf(upstream)!) : undefined;
       if (!handled.reply.ok || !made) return handled;
       const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
-      ledger.add(
+      const entry = ledger.add(
         {
           id,
           upstream: upstream.name,
@@ -188,7 +180,8 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
         },
         made.ttlMs,
       );
-      ledger.saw(ledger.get(id), made.status, 'created');
+      ledger.saw(entry, made.status, 'created');
+      runtime.created(entry);
       const reply = !bridge ? withCreatedId(handled.reply.value, call.era, id) : call.era === 'modern' ? modernCreated(handled.reply.value, id) : { task: coreTask(handled.reply.value, id) };
       return { reply: ok(reply), record: { ...handled.record, task: { id, status: made.status } } };
     },
@@ -199,6 +192,7 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
     offers: (name) => eraOf(upstreams.find((u) => u.name === name)),
     reaches: (era, name) => reaches(era, upstreams.find((u) => u.name === name)),
     offered: (era) => upstreams.some((u) => (era === undefined ? eraOf(u) !== undefined : eraOf(u) === era)),
+    mayRun: () => upstreams.some((u) => eraOf(u) !== undefined || (u.status().userAuth !== undefined && u.identity() === undefined)),
   };
 }
 

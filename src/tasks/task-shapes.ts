@@ -16,6 +16,8 @@ import type { UpstreamIdentity } from '../upstream/upstream.ts';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 export const TASK_STATUS_NOTIFICATION = 'notifications/tasks/status';
+/** The extension's status notification: a DetailedTask, sent only on a listen that named the task. */
+export const MODERN_TASK_NOTIFICATION = 'notifications/tasks';
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** The task methods each era defines for a client to call. */

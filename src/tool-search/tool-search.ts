@@ -50,8 +50,9 @@ export interface ToolSearch {
   /** This call's tools/list answers with the search tools. */
   answersList(call: Call): boolean;
   list(call: Call): Promise<Handled>;
-  /** tools/call of a gateway tool; undefined for any other name. */
-  call(call: Call, runTool: (call: Call) => Promise<Handled>): Promise<Handled> | undefined;
+  /** tools/call of a gateway tool; undefined for any other name. `narrow`: what else keeps a
+   * tool from this caller's searches and descriptions besides policy (tasks: task-list-view.ts). */
+  call(call: Call, runTool: (call: Call) => Promise<Handled>, narrow?: (base: ListFilter | undefined) => ListFilter | undefined): Promise<Handled> | undefined;
   /** Time and size of index builds, for the benchmark. */
   onIndexBuilt(listener: (stats: { tools: number; ms: number; bytes: number }) => void): void;
 }
@@ -89,9 +90,10 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
     return entry.index;
   };
 
-  const viewOf = async (call: Call): Promise<{ view: ViewEntry; entry: CatalogEntry; merged: MergedView; filter: ListFilter | undefined }> => {
+  const viewOf = async (call: Call, narrow?: (base: ListFilter | undefined) => ListFilter | undefined): Promise<{ view: ViewEntry; entry: CatalogEntry; merged: MergedView; filter: ListFilter | undefined }> => {
     const merged = await catalog.view('tools', call.authContext);
-    const filter = enforcer.listFilter(call.principal, 'tools');
+    const policy = enforcer.listFilter(call.principal, 'tools');
+    const filter = narrow ? narrow(policy) : policy;
     const entry = catalogEntry(merged);
     const key = `${merged.version}\u0000${filter?.key ?? ''}`;
     const hit = views.get(key);
@@ -115,19 +117,20 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
   const record = (name: string): Handled['record'] => ({ target: { upstream: GATEWAY_UPSTREAM, name, upstreamName: name } });
   const visibleDoc = (view: ViewEntry, doc: number | undefined): doc is number => doc !== undefined && (view.visible === undefined || view.visible.bits[doc] === 1);
 
-  const search = async (call: Call): Promise<Handled> => {
+  type Narrow = Parameters<ToolSearch['call']>[2];
+  const search = async (call: Call, narrow: Narrow): Promise<Handled> => {
     const args = searchArguments(call.params, settings.defaultLimit);
     if (!args.ok) return { reply: args, record: record(SEARCH_TOOL_NAME) };
-    const { view, entry } = await viewOf(call);
+    const { view, entry } = await viewOf(call, narrow);
     const hits = (await indexOf(entry)).search(args.value.query, args.value.limit, view.visible, args.value.upstream);
     const tools = hits.map((h) => entry.tools[h.doc]!);
     return { reply: ok(searchResult(args.value.query, tools, view.total)), record: record(SEARCH_TOOL_NAME) };
   };
 
-  const describe = async (call: Call): Promise<Handled> => {
+  const describe = async (call: Call, narrow: Narrow): Promise<Handled> => {
     const names = describeArguments(call.params);
     if (!names.ok) return { reply: names, record: record(DESCRIBE_TOOL_NAME) };
-    const { view, entry } = await viewOf(call);
+    const { view, entry } = await viewOf(call, narrow);
     const found: JsonObject[] = [];
     const unknown: string[] = [];
     for (const name of names.value) {
@@ -163,11 +166,11 @@ export function createToolSearch(deps: { settings: ToolSearchConfig; catalog: Ca
       if (!entry.index) setImmediate(() => void indexOf(entry).catch((e: unknown) => logger.warn('tool search index not built', { error: (e as Error).message })));
       return { reply: ok({ tools: view.list, ttlMs: merged.ttlMs, cacheScope: filter ? 'private' : merged.cacheScope }), record: {} };
     },
-    call(call, runTool) {
+    call(call, runTool, narrow) {
       const name = call.params.name;
       if (!settings.enabled || typeof name !== 'string' || !META_TOOL_NAMES.has(name)) return undefined;
-      if (name === SEARCH_TOOL_NAME) return search(call);
-      if (name === DESCRIBE_TOOL_NAME) return describe(call);
+      if (name === SEARCH_TOOL_NAME) return search(call, narrow);
+      if (name === DESCRIBE_TOOL_NAME) return describe(call, narrow);
       return callThrough(call, runTool);
     },
     onIndexBuilt(listener) {

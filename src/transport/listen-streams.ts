@@ -15,6 +15,7 @@ import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier, type StreamEnd } f
 import type { HttpReply } from '../http/http-io.ts';
 import { SseStream } from './sse-stream.ts';
 import { refuse } from '../http/replies.ts';
+import { TASKS_EXTENSION } from '../tasks/task-shapes.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -71,13 +72,31 @@ const NO_TIMERS: StreamTimers = { touch: () => undefined, cancel: () => undefine
  * subscribed (mcp/resource-subscriptions.ts), and where their updates go. */
 export type ResourceListen = (who: Principal, uris: readonly string[], sink: (n: JsonRpcNotification) => void) => Promise<{ honoured: string[]; end: () => void }>;
 
-export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, resources?: ResourceListen): HttpReply | Promise<HttpReply> {
+/** What a listen stream tells tasks (tasks/task-runtime.ts): the task ids it names (the tasks
+ * extension io.modelcontextprotocol/tasks, "Task Status Notifications"), whether the listen
+ * declared the extension, and where their `notifications/tasks` go. */
+export interface TaskListen {
+  declared: boolean;
+  listen: (authContext: string, taskIds: readonly string[], sink: (n: JsonRpcNotification) => void) => { honoured: string[]; end: () => void };
+}
+
+/** Task ids one listen may name, at most. */
+export const MAX_LISTEN_TASK_IDS = 100;
+
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((u) => typeof u === 'string');
+
+export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, resources?: ResourceListen, tasks?: TaskListen): HttpReply | Promise<HttpReply> {
   const filter = msg.params?.notifications;
   const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, ...(principal ? { principal } : {}) });
   if (!isJsonObject(filter)) return refused({ kind: 'invalid_params', message: 'subscriptions/listen needs a "notifications" object' });
   const asked = filter.resourceSubscriptions;
-  if (asked !== undefined && !(Array.isArray(asked) && asked.every((u) => typeof u === 'string'))) {
-    return refused({ kind: 'invalid_params', message: 'subscriptions/listen "resourceSubscriptions" must be an array of URI strings' });
+  if (asked !== undefined && !strings(asked)) return refused({ kind: 'invalid_params', message: 'subscriptions/listen "resourceSubscriptions" must be an array of URI strings' });
+  const taskIds = filter.taskIds;
+  if (taskIds !== undefined && !strings(taskIds)) return refused({ kind: 'invalid_params', message: 'subscriptions/listen "taskIds" must be an array of task id strings' });
+  if (taskIds !== undefined && taskIds.length > MAX_LISTEN_TASK_IDS) return refused({ kind: 'invalid_params', message: `subscriptions/listen names ${taskIds.length} taskIds; at most ${MAX_LISTEN_TASK_IDS} per listen` });
+  if (tasks && !tasks.declared && taskIds !== undefined && taskIds.length > 0) {
+    // What the extension requires of a server (extension io.modelcontextprotocol/tasks, "Task Status Notifications").
+    return refused({ kind: 'missing_capability', message: `Task status needs the ${TASKS_EXTENSION} extension declared on the listen`, required: { extensions: { [TASKS_EXTENSION]: {} } } });
   }
   // Refused before anything is streamed: a JSON-RPC error for the listen id, which the client
   // reads as a capacity refusal before the acknowledgement (MCP 2026-07-28, basic/patterns/subscriptions).
@@ -92,21 +111,31 @@ export function openListenStream(msg: JsonRpcRequest, notifier: Notifier, princi
     }
   }
   const tag = { [META_SUBSCRIPTION_ID]: msg.id };
-  const uris = (asked ?? []) as string[];
-  // The acknowledgement lists only the resourceSubscriptions honoured (none: the key is left
-  // out), and the client can see what was not (MCP 2026-07-28, basic/patterns/subscriptions).
-  if (uris.length === 0 || !resources || !principal) return startListen(msg, notifier, principal, limits, { wants, honoured, tag }, refused).reply;
+  const uris = asked ?? [];
   let listen: { stream: SseStream; touch: () => void } | undefined;
   const sink = (n: JsonRpcNotification): void => {
     listen?.touch();
-    listen?.stream.send({ ...n, params: { ...n.params, _meta: tag } } as unknown as JsonObject);
+    listen?.stream.send({ ...n, params: { ...n.params, _meta: { ...(isJsonObject(n.params?._meta) ? n.params._meta : {}), ...tag } } } as unknown as JsonObject);
   };
-  return resources(principal, uris, sink).then(({ honoured: subscribed, end }) => {
-    if (subscribed.length > 0) honoured.resourceSubscriptions = subscribed;
+  /** Starts the stream; the task ids honoured are named in the acknowledgement, which goes first. */
+  const start = (endResources?: () => void): HttpReply => {
+    const followed = tasks && principal && taskIds && taskIds.length > 0 ? tasks.listen(principal.authContext, taskIds, sink) : undefined;
+    if (followed && followed.honoured.length > 0) honoured.taskIds = followed.honoured;
+    const end = (): void => {
+      endResources?.();
+      followed?.end();
+    };
     const started = startListen(msg, notifier, principal, limits, { wants, honoured, tag, end }, refused);
     if (started.listening) listen = started.listening;
     else end();
     return started.reply;
+  };
+  // The acknowledgement lists only the resourceSubscriptions honoured (none: the key is left
+  // out), and the client can see what was not (MCP 2026-07-28, basic/patterns/subscriptions).
+  if (uris.length === 0 || !resources || !principal) return start();
+  return resources(principal, uris, sink).then(({ honoured: subscribed, end }) => {
+    if (subscribed.length > 0) honoured.resourceSubscriptions = subscribed;
+    return start(end);
   });
 }
 

@@ -5,7 +5,7 @@
 // Every refusal here is a value (http/replies.ts `refuse`) that the observe layer records.
 import type { LimitsConfig } from '../config/limits-config.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import type { ResourceListen } from './listen-streams.ts';
+import type { ResourceListen, TaskListen } from './listen-streams.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
@@ -38,6 +38,8 @@ export interface EndpointDeps {
   liveLimits?: () => LimitsConfig;
   /** A listen stream's resourceSubscriptions; unset: none are honoured. */
   listenResources?: ResourceListen;
+  /** A listen stream's taskIds (the tasks extension); unset: none are honoured. */
+  listenTasks?: TaskListen['listen'];
 }
 
 /** `application/json` with optional parameters; not `application/json-seq` and the like. */

@@ -14,6 +14,7 @@ import { openListenStream, type StreamLifetime } from './listen-streams.ts';
 import type { EndpointDeps } from './mcp-endpoint.ts';
 import { checkModernRequest } from './modern-checks.ts';
 import { dispatch } from './respond.ts';
+import { clientDeclaresTasks } from '../tasks/task-shapes.ts';
 
 export interface ModernEndpoint {
   message(req: HttpRequest, msg: JsonRpcMessage, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply>;
@@ -34,7 +35,10 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const refused = (error: GatewayError): HttpReply => refuse({ error, era: 'modern', method: msg.method, rpcId: msg.id, principal, ...(meta ? { meta } : {}) });
       const checked = checkModernRequest(msg, headers, SUPPORTED_MODERN_VERSIONS, ALL_SUPPORTED_VERSIONS);
       if (!checked.ok) return refused(checked.error);
-      if (msg.method === 'subscriptions/listen') return openListenStream(msg, notifier, principal, lifetime(), deps.listenResources);
+      if (msg.method === 'subscriptions/listen') {
+        const tasks = deps.listenTasks && { declared: clientDeclaresTasks('modern', checked.value.clientCapabilities), listen: deps.listenTasks };
+        return openListenStream(msg, notifier, principal, lifetime(), deps.listenResources, tasks);
+      }
       if (!gateway.knows(msg.method, 'modern')) return refused({ kind: 'method_not_found', method: msg.method });
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);

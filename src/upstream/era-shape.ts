@@ -125,9 +125,11 @@ export function eventFromNotification(n: JsonRpcNotification): UpstreamEvent | u
       const uri = n.params?.uri;
       return typeof uri === 'string' ? { type: 'resource_updated', uri } : undefined;
     }
-    case 'notifications/tasks/status': {
+    case 'notifications/tasks/status':
+    case 'notifications/tasks': {
       const task = n.params;
-      return isJsonObject(task) && typeof task.taskId === 'string' ? { type: 'task_status', task } : undefined;
+      const era = n.method === 'notifications/tasks' ? 'modern' : 'legacy';
+      return isJsonObject(task) && typeof task.taskId === 'string' ? { type: 'task_status', task, era } : undefined;
     }
     default:
       return undefined;

@@ -11,7 +11,12 @@ export class TrackedUpstream implements Upstream {
   private running = 0;
   private waiters: (() => void)[] = [];
 
-  constructor(readonly inner: Upstream) {}
+  /** Only where the wrapped upstream can ask for task status (HTTP). */
+  readonly followTasks?: (taskIds: readonly string[], authContext: string) => void;
+
+  constructor(readonly inner: Upstream) {
+    if (inner.followTasks) this.followTasks = (taskIds, authContext) => inner.followTasks?.(taskIds, authContext);
+  }
 
   get name(): string {
     return this.inner.name;

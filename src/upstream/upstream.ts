@@ -67,8 +67,11 @@ export interface UpstreamIdentity {
 export type UpstreamEvent =
   | { type: 'list_changed'; list: 'tools' | 'prompts' | 'resources' }
   | { type: 'resource_updated'; uri: string }
-  /** `notifications/tasks/status` (MCP 2025-11-25 basic/utilities/tasks): the Task, upstream ids. */
-  | { type: 'task_status'; task: JsonObject }
+  /** A task's status, upstream ids: `notifications/tasks/status` (MCP 2025-11-25
+   * basic/utilities/tasks, a Task) or `notifications/tasks` (2026-07-28 extension
+   * io.modelcontextprotocol/tasks, a DetailedTask). `scope`: the user whose connection it came
+   * on (auth type user), whose task ids are the upstream's for that user only. */
+  | { type: 'task_status'; task: JsonObject; era: Era; scope?: string }
   | { type: 'state'; state: UpstreamState; error?: string }
   /** An answer or a notification was refused by one of the configured limits (for metrics). */
   | { type: 'limit_hit'; limit: LimitName };
@@ -82,5 +85,8 @@ export interface Upstream {
   status(): UpstreamStatus;
   identity(): UpstreamIdentity | undefined;
   onEvent(listener: (ev: UpstreamEvent) => void): void;
+  /** 2026-07-28 with the tasks extension: the upstream task ids whose status notifications to
+   * ask for on the listen stream (of `authContext`'s connection, when reached per user). */
+  followTasks?(taskIds: readonly string[], authContext: string): void;
   close(): Promise<void>;
 }

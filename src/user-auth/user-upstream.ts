@@ -18,7 +18,7 @@ import type { Logger } from '../telemetry/logger.ts';
 import { HttpUpstream } from '../upstream/http/http-upstream.ts';
 import { PerClientUpstream } from '../upstream/http/per-client-upstream.ts';
 import { UpstreamBase } from '../upstream/upstream-base.ts';
-import type { UpstreamRequest, UpstreamStatus } from '../upstream/upstream.ts';
+import type { UpstreamIdentity, UpstreamRequest, UpstreamStatus } from '../upstream/upstream.ts';
 import { stripConsentAnswer } from './consent-answer.ts';
 import { userCredentials } from './user-credentials.ts';
 import { CONNECT_TOOL, connectTool } from './connect-tool.ts';
@@ -42,6 +42,8 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** The last list of each method that an upstream answered as public, for `show`. */
   private readonly shown = new Map<string, JsonObject>();
   private era: Era | undefined;
+  /** What the last user's connection to come up learnt of the upstream (its capabilities: tasks). */
+  private learnt: UpstreamIdentity | undefined;
 
   constructor(config: HttpUpstreamConfig, private readonly d: UserUpstreamDeps) {
     super(config, 'http', d.logger);
@@ -65,6 +67,10 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   protected currentEra(): Era | undefined {
     return this.era;
+  }
+
+  override identity(): UpstreamIdentity | undefined {
+    return this.learnt;
   }
 
   /** Finds the authorization server now, so that a misconfigured one shows in /readyz at boot. */
@@ -110,7 +116,12 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
       u = this.config.session.mode === 'perClient' ? new PerClientUpstream(this.config, this.d.logger, this.d.budget, credentials) : new HttpUpstream(this.config, this.d.logger, this.d.budget, credentials);
       u.onEvent((ev) => {
         if (ev.type === 'list_changed' || ev.type === 'resource_updated' || ev.type === 'limit_hit') this.emit(ev);
-        if (ev.type === 'state' && ev.state === 'up') this.era = u?.status().era;
+        // A task id is the upstream's for this user's connection only: say whose it is.
+        if (ev.type === 'task_status') this.emit({ ...ev, scope: authContext });
+        if (ev.type === 'state' && ev.state === 'up') {
+          this.era = u?.status().era;
+          this.learnt = u?.identity();
+        }
       });
       this.users.set(authContext, u);
     }
@@ -125,6 +136,11 @@ export class UserUpstream extends UpstreamBase<HttpUpstreamConfig> {
     if (this.d.access.kind === 'consent' && field === 'tools' && !items.some((t) => isJsonObject(t) && t.name === CONNECT_TOOL)) items.push(connectTool(this.name));
     // Not cached: the caller may connect at any moment, and their own list must then be fetched.
     return { [field]: items, cacheScope: 'private', ttlMs: 0 };
+  }
+
+  /** Asked on this user's connection only; none is opened for it. */
+  followTasks(taskIds: readonly string[], authContext: string): void {
+    this.users.peek(authContext)?.followTasks(taskIds);
   }
 
   /** Forgets the user's connection (after a disconnect), so no later call reuses its session. */

@@ -12,8 +12,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape.ts';
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
-import { encodeHeaderValue } from '../../headers/header-value.ts';
-import { mcpNameOf } from '../../headers/param-headers.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
@@ -49,13 +47,16 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   /** Legacy handshake done. Separate from sessionId: a stateless legacy server mints none. */
   private legacyReady = false;
   private probing: Promise<Result<Era, GatewayError>> | undefined;
-  /** A check after a lost connection is under way (checkAfterLoss). */
-  private checking = false;
+  private checking = false; // a check after a lost connection is under way (checkAfterLoss)
+  /** Change notifications; and (2026-07-28) task status on a listen of its own, so that
+   * following one more task, which opens that listen again, costs the other none. */
   private stream: NotificationStream | undefined;
+  private taskStream: NotificationStream | undefined;
   private reprobeTimer: NodeJS.Timeout | undefined;
   private reprobeDelay = FIRST_REPROBE_MS;
-  /** 2026-07-28: the resources subscribed to, asked for on the listen stream. */
+  /** 2026-07-28: the resources subscribed to, and the tasks followed, asked for on listen streams. */
   private readonly watched = new Set<string>();
+  private followed: readonly string[] = [];
 
   /** `credentials`: one user's (user-upstream.ts); by default the upstream's own, never the client's. */
   constructor(config: HttpUpstreamConfig, logger: Logger, budget?: AnswerBudget, credentials?: UpstreamCredentials, private readonly only: SessionOf = {}) {
@@ -73,6 +74,14 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     await this.ready();
   }
 
+  /** 2026-07-28 with the tasks extension: the task ids whose status notifications to ask for. */
+  followTasks(taskIds: readonly string[]): void {
+    this.followed = taskIds;
+    if (this.era !== 'modern') return;
+    this.taskStream ??= this.newStream('modern', true);
+    this.taskStream.followTasks();
+  }
+
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const known = this.ready();
     const ready = known instanceof Promise ? await known : known;
@@ -86,10 +95,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     // once (README, Protocol eras: bridging). Calls in flight in that session all get a 404: the first to see it
     // forgets the session, the others find it forgotten (and join the one re-initialize under
     // way, in ready()) or already replaced (and use the new one as it is).
-    if (this.sessionId === carried) {
-      this.logger.info('upstream session expired, re-initializing', { upstream: this.name });
-      this.setSession(undefined);
-    }
+    if (this.sessionId === carried) this.setSession(undefined, undefined, 'upstream session expired, re-initializing');
     const again = await this.ready();
     if (!again.ok) return again;
     const second = await this.send(again.value, req);
@@ -100,13 +106,11 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   private ready(): Result<Era, GatewayError> | Promise<Result<Era, GatewayError>> {
     if (this.era === 'modern' || (this.era === 'legacy' && this.legacyReady)) return READY[this.era];
-    this.probing ??= this.probe().finally(() => {
-      this.probing = undefined;
-    });
-    return this.probing;
+    return (this.probing ??= this.probe().finally(() => (this.probing = undefined)));
   }
 
-  private setSession(sessionId: string | undefined, legacyVersion?: string): void {
+  private setSession(sessionId: string | undefined, legacyVersion?: string, why?: string): void {
+    if (why) this.logger.info(why, { upstream: this.name });
     this.sessionId = sessionId;
     if (sessionId === undefined) this.legacyReady = false;
     this.headers.setSession(sessionId, legacyVersion);
@@ -167,23 +171,32 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   private openStream(): void {
-    this.stream?.close();
-    const era = this.era;
-    if (!era) return;
-    this.stream = new NotificationStream({
+    this.closeStreams();
+    if (!this.era) return;
+    this.stream = this.newStream(this.era, false);
+    this.stream.open();
+    if (this.era === 'modern' && this.followed.length > 0) this.followTasks(this.followed);
+  }
+
+  private newStream(era: Era, tasks: boolean): NotificationStream {
+    return new NotificationStream({
       pool: this.link.pool,
       path: this.link.path,
       era,
-      capabilities: this.identity()?.capabilities ?? {},
+      capabilities: tasks ? {} : (this.identity()?.capabilities ?? {}),
       headers: () => this.headers.for(era, era === 'modern' ? 'subscriptions/listen' : 'GET'),
       credentials: this.link.credentials,
       onNotification: (n) => this.handleNotification(n) || this.only.channel?.notify(n),
       maxEventLength: this.config.limits.maxAnswerBytes,
       onServerRequest: (r) => void this.answerServerRequest(era, r, this.only.channel?.ask).catch(this.bestEffort),
       logger: this.logger,
-      resourceSubscriptions: () => [...this.watched],
+      ...(tasks ? { taskIds: () => this.followed } : { resourceSubscriptions: () => [...this.watched] }),
     });
-    this.stream.open();
+  }
+
+  private closeStreams(): void {
+    for (const s of [this.stream, this.taskStream]) s?.close();
+    this.stream = this.taskStream = undefined;
   }
 
   /** It stopped working: forget era and session (the next request probes again) and stop the
@@ -192,8 +205,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   private fail(reason: string, status = reason, log = status): Result<never, GatewayError> {
     this.era = undefined;
     this.setSession(undefined);
-    this.stream?.close();
-    this.stream = undefined;
+    this.closeStreams();
     this.markDown(status, log);
     this.scheduleReprobe();
     return err({ kind: 'upstream_unavailable', upstream: this.name, reason });
@@ -226,31 +238,18 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
       .then((o) => {
         if ((o.kind === 'network_error' || o.kind === 'timeout') && this.era === era && !this.closed) this.unreachable(o);
       })
-      .finally(() => {
-        this.checking = false;
-      })
+      .finally(() => (this.checking = false))
       .catch(this.bestEffort);
-  }
-
-  private headersOf(era: Era, req: UpstreamRequest): Readonly<Record<string, string>> {
-    const name = era === 'modern' ? mcpNameOf(req.method, req.params) : undefined;
-    const named = name !== undefined;
-    if (!named && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.headers.for(era, req.method);
-    const h = this.headers.with(era, req.method, req.paramHeaders, req.traceHeaders);
-    if (named) h['mcp-name'] = encodeHeaderValue(name);
-    return h;
   }
 
   private async send(era: Era, req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const body: JsonObject = { jsonrpc: '2.0', id: this.link.nextId(), method: req.method, params: shapeParams(req, era) };
-    const headers = this.headersOf(era, req);
+    const headers = this.headers.ofRequest(era, req);
     const outcome = await this.link.post({
       headers,
       body,
       signal: req.signal,
-      onNotification: (n) => {
-        if (!this.handleNotification(n)) req.onNotification?.(n);
-      },
+      onNotification: (n) => void (this.handleNotification(n) || req.onNotification?.(n)),
       onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
       resumable: era === 'legacy', ...(req.relay?.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}), // same era only: a bridged result is reshaped whole
       ...(era === 'legacy' && req.onStreamPrimed ? { onPrimed: req.onStreamPrimed } : {}),
@@ -294,7 +293,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reprobeTimer);
-    this.stream?.close();
+    this.closeStreams();
     if (this.era === 'legacy' && this.sessionId) await this.link.delete(this.headers.for('legacy', 'DELETE'));
     if (!this.only.link) await this.link.close();
   }

@@ -1,11 +1,16 @@
 // The long-lived upstream stream that carries change notifications: the legacy GET stream
 // of a session (2025-11-25) or a modern `subscriptions/listen` POST stream (MCP 2026-07-28, basic/patterns/subscriptions).
-// Reconnects with backoff while open; ends when closed.
+// Reconnects with backoff while open; ends when closed. With the tasks extension
+// (io.modelcontextprotocol/tasks, "Task Status Notifications") a listen also names the task
+// ids whose `notifications/tasks` it wants (`notifications.taskIds`), declaring the extension
+// on that request as the extension requires.
 import type { Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../protocol/message.ts';
 import { isJsonObject } from '../../protocol/message.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import { discoverParams } from '../era-shape.ts';
+import { META_CLIENT_CAPABILITIES } from '../../protocol/meta-keys.ts';
+import { TASKS_EXTENSION } from '../../tasks/task-shapes.ts';
 import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from '../wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
@@ -29,6 +34,8 @@ export interface NotificationStreamOptions {
   logger: Logger;
   /** 2026-07-28: the URIs whose updates the listen stream asks for (resourceSubscriptions). */
   resourceSubscriptions?: () => readonly string[];
+  /** 2026-07-28: the upstream's task ids whose status the listen stream asks for (taskIds). */
+  taskIds?: () => readonly string[];
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -55,6 +62,7 @@ function listens(caps: JsonObject, key: string): boolean {
 export class NotificationStream {
   private abort = new AbortController();
   private closed = false;
+  private running = false;
   private backoff = 500;
   /** The stream is being reopened with a new filter: no backoff before the next connect. */
   private refreshing = false;
@@ -67,8 +75,21 @@ export class NotificationStream {
     // send requests on it (the gateway's session declares sampling, elicitation and roots),
     // which must be answered, so its GET stream is always opened (a 405 ends it quietly).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
-    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable) return;
-    void this.loop().catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
+    const follows = (this.opts.taskIds?.().length ?? 0) > 0;
+    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable && !follows) return;
+    if (this.running) return;
+    this.running = true;
+    void this.loop()
+      .catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }))
+      .finally(() => {
+        this.running = false;
+      });
+  }
+
+  /** The task ids to follow changed: listen again with them, or start listening for them. */
+  followTasks(): void {
+    if (this.running) this.refresh();
+    else this.open();
   }
 
   close(): void {
@@ -105,9 +126,10 @@ export class NotificationStream {
     }
   }
 
-  private watched(): { resourceSubscriptions?: string[] } {
+  private watched(): { resourceSubscriptions?: string[]; taskIds?: string[] } {
     const uris = this.opts.resourceSubscriptions?.() ?? [];
-    return uris.length > 0 ? { resourceSubscriptions: [...uris] } : {};
+    const tasks = this.opts.taskIds?.() ?? [];
+    return { ...(uris.length > 0 ? { resourceSubscriptions: [...uris] } : {}), ...(tasks.length > 0 ? { taskIds: [...tasks] } : {}) };
   }
 
   private async once(): Promise<number> {
@@ -116,6 +138,10 @@ export class NotificationStream {
     // No credentials now (the token endpoint is down): try again after the backoff.
     if (credentials !== undefined && !credentials.ok) return 0;
     const headers = { ...credentials?.value, ...this.opts.headers(), accept: 'text/event-stream' };
+    const watched = this.watched();
+    const listen = discoverParams();
+    // Task status needs the extension declared on this very request (extension, "Task Status Notifications").
+    if (watched.taskIds) listen._meta = { ...(listen._meta as JsonObject), [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } } };
     const res =
       era === 'legacy'
         ? await pool.request({ path, method: 'GET', headers: omit(headers, ['mcp-method', 'content-type']), signal: this.abort.signal })
@@ -126,15 +152,15 @@ export class NotificationStream {
             signal: this.abort.signal,
             body: JSON.stringify({
               jsonrpc: '2.0',
-              id: 'gatehouse-listen',
+              id: this.opts.taskIds ? 'gatehouse-tasks' : 'gatehouse-listen',
               method: 'subscriptions/listen',
               params: {
-                ...discoverParams(),
+                ...listen,
                 notifications: {
                   toolsListChanged: listens(caps, 'tools'),
                   promptsListChanged: listens(caps, 'prompts'),
                   resourcesListChanged: listens(caps, 'resources'),
-                  ...this.watched(),
+                  ...watched,
                 },
               },
             }),

@@ -66,6 +66,11 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return this.shared.start();
   }
 
+  /** Task status comes on the shared session's listen stream: 2026-07-28 has no client sessions. */
+  followTasks(taskIds: readonly string[]): void {
+    this.shared.followTasks(taskIds);
+  }
+
   async request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>> {
     const channel = req.channel;
     // Closed (a reload retired it): no new session is opened on its way out.

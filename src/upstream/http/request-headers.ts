@@ -5,6 +5,9 @@
 // set is built once and shared until then; per-call headers (Mcp-Name, Mcp-Param-*, trace
 // context) go on a copy. Credentials are added by authorized-exchange.ts.
 import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../../protocol/versions.ts';
+import type { JsonObject } from '../../protocol/message.ts';
+import { encodeHeaderValue } from '../../headers/header-value.ts';
+import { mcpNameOf } from '../../headers/param-headers.ts';
 
 const RESERVED_HEADER = /^(mcp-|host$|content-length$|content-type$|accept$|connection$|transfer-encoding$)/i;
 const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -48,6 +51,16 @@ export class RequestHeaders {
     for (const extra of extras) {
       if (extra !== undefined) for (const k in extra) h[k.toLowerCase()] = extra[k]!;
     }
+    return h;
+  }
+
+  /** The headers of one request: the shared set, or a copy with its Mcp-Name (2026-07-28),
+   * Mcp-Param-* and trace context. */
+  ofRequest(era: Era, req: { method: string; params: JsonObject; paramHeaders?: Readonly<Record<string, string>>; traceHeaders?: Readonly<Record<string, string>> }): Readonly<Record<string, string>> {
+    const name = era === 'modern' ? mcpNameOf(req.method, req.params) : undefined;
+    if (name === undefined && req.paramHeaders === undefined && req.traceHeaders === undefined) return this.for(era, req.method);
+    const h = this.with(era, req.method, req.paramHeaders, req.traceHeaders);
+    if (name !== undefined) h['mcp-name'] = encodeHeaderValue(name);
     return h;
   }
 
