@@ -11,7 +11,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../protoco
 import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
-import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier, type StreamEnd } from './notifier.ts';
+import { LIST_CHANGED_JSON, taggedListChanged, type ChangeKind, type Notifier, type StreamEnd } from './notifier.ts';
 import type { HttpReply } from '../http/http-io.ts';
 import { SseStream } from './sse-stream.ts';
 import { refuse } from '../http/replies.ts';
@@ -121,6 +121,7 @@ interface ListenFilter {
 /** The listen stream, or its refusal; `listening` says where resource updates go. */
 function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, f: ListenFilter, refused: (e: GatewayError) => HttpReply): { reply: HttpReply; listening?: { stream: SseStream; touch: () => void } } {
   const { tag } = f;
+  const metaJson = JSON.stringify(tag);
   let remove: (why?: StreamEnd) => void = () => undefined;
   let timers = NO_TIMERS;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
@@ -129,7 +130,7 @@ function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Princip
     wants: f.wants,
     deliver: (kind) => {
       timers.touch();
-      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } });
+      stream.sendText(taggedListChanged(kind, metaJson));
     },
     close: () => {
       timers.cancel();
@@ -166,7 +167,7 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
     deliver: (kind) => {
       timers.touch();
-      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] });
+      stream.sendText(LIST_CHANGED_JSON[kind]);
     },
     send: (message) => {
       timers.touch();
