@@ -120,7 +120,9 @@ interface ListenFilter {
 
 /** The listen stream, or its refusal; `listening` says where resource updates go. */
 function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, f: ListenFilter, refused: (e: GatewayError) => HttpReply): { reply: HttpReply; listening?: { stream: SseStream; touch: () => void } } {
-  const { tag } = f;
+  // What the stream's closures keep, for as long as it is open: not the request, nor the filter.
+  const { tag, end } = f;
+  const id = msg.id;
   const metaJson = JSON.stringify(tag);
   let remove: (why?: StreamEnd) => void = () => undefined;
   let timers = NO_TIMERS;
@@ -134,10 +136,10 @@ function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Princip
     },
     close: () => {
       timers.cancel();
-      f.end?.();
+      end?.();
       stream.close();
     },
-    stream: { kind: 'listen', subscriptionId: msg.id },
+    stream: { kind: 'listen', subscriptionId: id },
     ...(principal ? { principal } : {}),
     ...(limits.server === undefined ? {} : { server: limits.server }),
   });
@@ -145,13 +147,13 @@ function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Princip
   // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
   // basic/patterns/subscriptions, ending a subscription); the client may listen again.
   timers = endAtLimits(principal, limits, (why) => {
-    stream.send({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', _meta: tag } });
+    stream.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: tag } });
     stream.close();
     remove(why);
   });
   remove = (why) => {
     timers.cancel();
-    f.end?.();
+    end?.();
     added(why);
   };
   return { reply: stream, listening: { stream, touch: () => timers.touch() } };
