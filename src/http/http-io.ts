@@ -139,35 +139,42 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Resul
   // has fired already, so waiting for it would wait forever.
   if (req.destroyed) return err(BODY_ENDED_EARLY);
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let total = 0;
+    // Settled, the reader lets go of the request: one that stays open long after its body (a
+    // listen stream, for hours) would otherwise hold, in these listeners, its body's buffers
+    // and text and the deadline's timer for as long as it lasts.
     const settle = (r: Result<string, GatewayError>): void => {
       clearTimeout(deadline);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      chunks = [];
       resolve(r);
     };
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > limit) {
-        req.off('data', onData);
         req.resume();
         settle(err({ kind: 'body_too_large', limit }));
         return;
       }
       chunks.push(chunk);
     };
+    const onEnd = (): void => settle(ok(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8')));
+    const onError = (e: Error): void => settle(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` }));
+    // Closed before its end (a client gone mid-body): settle rather than wait forever.
+    const onClose = (): void => settle(err(BODY_ENDED_EARLY));
     // The rest is not read: the refusal closes the connection (Connection: close).
     const deadline = setTimeout(() => {
-      req.off('data', onData);
       req.resume();
-      chunks.length = 0;
       settle(err({ kind: 'body_timeout', timeoutMs }));
     }, timeoutMs);
     req.on('data', onData);
-    req.once('end', () => settle(ok(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'))));
-    req.once('error', (e) => settle(err({ kind: 'invalid_request', message: `request body could not be read: ${e.message}` })));
-    // Closed before its end (a client gone mid-body): settle rather than wait forever. After
-    // 'end' this is a no-op, the promise being settled already.
-    req.once('close', () => settle(err(BODY_ENDED_EARLY)));
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('close', onClose);
   });
 }
 

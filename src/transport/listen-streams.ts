@@ -11,7 +11,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../protoco
 import { isJsonObject } from '../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.ts';
 import type { LegacySession } from './legacy-sessions.ts';
-import { LIST_CHANGED_METHOD, type ChangeKind, type Notifier, type StreamEnd } from './notifier.ts';
+import { LIST_CHANGED_JSON, taggedListChanged, type ChangeKind, type Notifier, type StreamEnd } from './notifier.ts';
 import type { HttpReply } from '../http/http-io.ts';
 import { SseStream } from './sse-stream.ts';
 import { refuse } from '../http/replies.ts';
@@ -149,7 +149,10 @@ interface ListenFilter {
 
 /** The listen stream, or its refusal; `listening` says where resource updates go. */
 function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Principal | undefined, limits: StreamLifetime, f: ListenFilter, refused: (e: GatewayError) => HttpReply): { reply: HttpReply; listening?: { stream: SseStream; touch: () => void } } {
-  const { tag } = f;
+  // What the stream's closures keep, for as long as it is open: not the request, nor the filter.
+  const { tag, end } = f;
+  const id = msg.id;
+  const metaJson = JSON.stringify(tag);
   let remove: (why?: StreamEnd) => void = () => undefined;
   let timers = NO_TIMERS;
   const stream = new SseStream({ keepAliveMs: KEEP_ALIVE_MS, onCancel: () => remove('client_gone') });
@@ -158,14 +161,14 @@ function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Princip
     wants: f.wants,
     deliver: (kind) => {
       timers.touch();
-      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind], params: { _meta: tag } });
+      stream.sendText(taggedListChanged(kind, metaJson));
     },
     close: () => {
       timers.cancel();
-      f.end?.();
+      end?.();
       stream.close();
     },
-    stream: { kind: 'listen', subscriptionId: msg.id },
+    stream: { kind: 'listen', subscriptionId: id },
     ...(principal ? { principal } : {}),
     ...(limits.server === undefined ? {} : { server: limits.server }),
   });
@@ -173,13 +176,13 @@ function startListen(msg: JsonRpcRequest, notifier: Notifier, principal: Princip
   // The server's own end of a subscription: the listen result, then close (MCP 2026-07-28,
   // basic/patterns/subscriptions, ending a subscription); the client may listen again.
   timers = endAtLimits(principal, limits, (why) => {
-    stream.send({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', _meta: tag } });
+    stream.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: tag } });
     stream.close();
     remove(why);
   });
   remove = (why) => {
     timers.cancel();
-    f.end?.();
+    end?.();
     added(why);
   };
   return { reply: stream, listening: { stream, touch: () => timers.touch() } };
@@ -195,7 +198,7 @@ export function openLegacyStream(session: LegacySession, notifier: Notifier, pri
     wants: new Set<ChangeKind>(['tools', 'prompts', 'resources']),
     deliver: (kind) => {
       timers.touch();
-      stream.send({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD[kind] });
+      stream.sendText(LIST_CHANGED_JSON[kind]);
     },
     send: (message) => {
       timers.touch();

@@ -57,6 +57,22 @@ export const LIST_CHANGED_METHOD: Readonly<Record<ChangeKind, string>> = {
   resources: 'notifications/resources/list_changed',
 };
 
+/** Each kind's notification serialised once, at load: a change is written to every stream
+ * that listens for it (thousands, on a busy gateway), and every legacy GET stream gets the
+ * same bytes, so none of them is serialised per stream. */
+export const LIST_CHANGED_JSON: Readonly<Record<ChangeKind, string>> = {
+  tools: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD.tools }),
+  prompts: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD.prompts }),
+  resources: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHOD.resources }),
+};
+
+/** The notification as a listen stream sends it, tagged with its subscription (MCP
+ * 2026-07-28, basic/patterns/subscriptions): `metaJson` is the stream's `_meta`, serialised
+ * once when it opened. The same JSON as serialising the whole message. */
+export function taggedListChanged(kind: ChangeKind, metaJson: string): string {
+  return `${LIST_CHANGED_JSON[kind].slice(0, -1)},"params":{"_meta":${metaJson}}}`;
+}
+
 export class Notifier {
   private readonly listeners = new Set<ChangeListener>();
   /** The stream of each legacy session that gets its messages. */
