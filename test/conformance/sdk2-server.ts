@@ -14,7 +14,7 @@ import {
   ResourceTemplate,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { listenRecording, sendWebResponse, toWebRequest, type ReceivedRequest } from '../fixtures/http-edge.ts';
+import { listenRecording, fetchWeb, sendWebResponse, type ReceivedRequest } from '../fixtures/http-edge.ts';
 import * as content from './fixture-content.ts';
 import type { FixtureServer } from './sdk1-server.ts';
 import { registerInputRequiredTools } from './sdk2-input-required.ts';
@@ -156,11 +156,7 @@ export async function startSdk2Server(): Promise<FixtureServer> {
       return;
     }
     if (buffered.received.path.split('?')[0] !== '/mcp') return void res.writeHead(404).end();
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    await sendWebResponse(res, await handler.fetch(toWebRequest(req, buffered, abort.signal)));
+    await sendWebResponse(res, await fetchWeb(req, res, buffered, handler));
   });
   return {
     url: edge.url,
