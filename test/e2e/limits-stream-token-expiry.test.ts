@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modernBody, modernHeaders, type TestGateway } from '../harness/gateway.ts';
-import { useJwtBed } from '../harness/jwt-bed.ts';
+import { jwtIdentityYaml, useJwtBed } from '../harness/jwt-bed.ts';
 import { openSse } from '../harness/sse-messages.ts';
-import { ISSUER, signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
 
 const RESOURCE = 'http://gatehouse.test/mcp';
 const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-token-expiry-')), 'trail');
@@ -17,9 +17,7 @@ let key: SigningKey;
 let gw: TestGateway;
 
 useJwtBed((up) => `
-identity:
-  resource: ${RESOURCE}
-  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }
+${jwtIdentityYaml(RESOURCE, up)}
 limits: { streamMaxLifetime: 1h }
 audit: { dir: "${auditDir}" }
 upstreams:

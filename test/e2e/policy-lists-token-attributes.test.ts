@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { type TestGateway } from '../harness/gateway.ts';
 import { modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
-import { ISSUER, signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
-import { useJwtBed } from '../harness/jwt-bed.ts';
+import { signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { jwtIdentityYaml, useJwtBed } from '../harness/jwt-bed.ts';
 
 const RESOURCE = 'http://gatehouse.test/mcp';
 const POLICY = `
@@ -30,9 +30,7 @@ let key: SigningKey;
 let gw: TestGateway;
 
 useJwtBed((up) => `
-identity:
-  resource: ${RESOURCE}
-  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }
+${jwtIdentityYaml(RESOURCE, up)}
 policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
 upstreams:
   - { name: up, url: "${up.upstream.url}" }

@@ -2,7 +2,7 @@
 // JWKS server publishing one RS256 signing key (`k1`), the gateway configured around both.
 // The suite writes the identity section itself; it signs its tokens with the bed's key.
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { signingKey, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { ISSUER, signingKey, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
 import { startAll, useGatewayBed } from './gateway-bed.ts';
 import type { TestGateway } from './gateway.ts';
 
@@ -26,4 +26,11 @@ export function useJwtBed(config: (up: JwtUpstreams) => string, ready: (bed: Jwt
     config,
     ready: ({ upstream, gw }) => ready({ ...upstream, key, gw }),
   });
+}
+
+/** The `identity:` section that trusts the bed's JWKS server for `resource` (RS256 only). */
+export function jwtIdentityYaml(resource: string, up: JwtUpstreams): string {
+  return `identity:
+  resource: ${resource}
+  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }`;
 }
