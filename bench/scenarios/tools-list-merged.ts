@@ -16,7 +16,7 @@ import { startGateway, type GatewayProcess } from '../harness/gateway-process.ts
 import { buildRequest, type WireRequest } from '../harness/mcp-wire.ts';
 import { probe } from '../harness/probe.ts';
 import { startModernFleet } from '../harness/upstream-processes.ts';
-import { stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { armFailures, armRow, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const ID = 'toolsList';
 const UPSTREAMS = 20;
@@ -39,21 +39,6 @@ async function coldList(url: string, request: WireRequest): Promise<{ ms: number
   const r = await probe(url, request);
   if (!r.ok) throw new Error(`cold tools/list: ${r.why}`);
   return { ms: r.ms, bytes: r.bytes };
-}
-
-const clientNote = (s: ArmSummary): string => `client CPU ${(100 * s.loadgenCpuShare).toFixed(0)} %`;
-
-function loadRow(label: string, s: ArmSummary, base?: ArmSummary, note?: string): ResultRow {
-  return {
-    label,
-    rps: s.rps,
-    p50Ms: s.p50Ms,
-    p99Ms: s.p99Ms,
-    ...(base ? { rpsRatio: s.rps / base.rps, p99Ratio: s.p99Ms / base.p99Ms } : {}),
-    cpuUsPerCall: s.cpuUsPerCall.gateway ?? Number.NaN,
-    note: [note, clientNote(s)].filter(Boolean).join('; '),
-    ...(s.failed ? { failed: s.failed } : {}),
-  };
 }
 
 export const toolsListMerged: Scenario = {
@@ -106,7 +91,7 @@ export const toolsListMerged: Scenario = {
 
       const decide = benchDecide(policy.dir, UPSTREAMS, CALL_UPSTREAM);
       ctx.log(`  decide(): ${decide.hotCallUs.toFixed(2)} µs (the bench call), ${decide.mixedUs.toFixed(2)} µs (mix), compile ${decide.compileMs.toFixed(0)} ms`);
-      const failures = [warm, warmRuled, call, callRuled].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = armFailures([warm, warmRuled, call, callRuled]);
       if (decide.failed) failures.push(`decide(): ${decide.failed}`);
       return {
         id: ID,
@@ -115,10 +100,10 @@ export const toolsListMerged: Scenario = {
         rows: [
           { label: 'cold, no policy (first call)', p50Ms: cold.ms, note: `${expectTools} tools, ${(cold.bytes / 1024).toFixed(0)} KiB body` },
           { label: 'cold, 1,000 rules (first call)', p50Ms: coldRuled.ms, note: `${expectTools - policy.hiddenTools} tools visible` },
-          loadRow('warm list, no policy, 1 connection', warm),
-          loadRow('warm list, 1,000 rules, 1 connection', warmRuled, warm),
-          loadRow(`tools/call, no policy, ${ctx.connections} connections`, call),
-          loadRow(`tools/call, 1,000 rules, ${ctx.connections} connections`, callRuled, call),
+          armRow('warm list, no policy, 1 connection', warm),
+          armRow('warm list, 1,000 rules, 1 connection', warmRuled, warm),
+          armRow(`tools/call, no policy, ${ctx.connections} connections`, call),
+          armRow(`tools/call, 1,000 rules, ${ctx.connections} connections`, callRuled, call),
           { label: 'decide(), 1,000 rules, the call above', value: `${decide.hotCallUs.toFixed(2)} µs`, note: 'in-process, median of batches' },
           { label: 'decide(), 1,000 rules, mixed calls', value: `${decide.mixedUs.toFixed(2)} µs`, note: `${decide.decisions} decisions checked; compile ${decide.compileMs.toFixed(0)} ms` },
         ],
