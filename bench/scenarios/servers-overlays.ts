@@ -15,20 +15,15 @@ import { parse } from 'yaml';
 import { runInterleaved, type ArmSummary } from '../harness/ab-rounds.ts';
 import { startGateway, type GatewayProcess } from '../harness/gateway-process.ts';
 import type { WireRequest } from '../harness/mcp-wire.ts';
-import { startModernFleet } from '../harness/upstream-processes.ts';
 import { armFailures, armRow, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
-import { countTools } from './tools-list-merged.ts';
+import { fleetUpstreamName as upstreamName, startListFleet, UPSTREAMS } from './tools-list-merged.ts';
 
 const ID = 'serversOverlays';
-const UPSTREAMS = 20;
-const TOOLS_PER_UPSTREAM = 50;
 const WIDE_PER_UPSTREAM = 5;
 const OWN_PER_SERVER = 5;
-const LIST_TTL_MS = 60_000;
 const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 const run = promisify(execFile);
 
-const upstreamName = (i: number): string => `up${String(i).padStart(2, '0')}`;
 const serverName = (i: number): string => `s${String(i).padStart(2, '0')}`;
 
 /** The `servers:` and `overlays:` sections: 20 servers, 100 gateway-wide and 100 own overlays. */
@@ -61,10 +56,7 @@ export const serversOverlays: Scenario = {
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const stoppers: (() => Promise<void>)[] = [];
     try {
-      const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
-      stoppers.push(fleet.stop);
-      const perUpstream = await countTools(fleet.urls[0]!);
-      const upstreams = fleet.urls.map((url, i) => ({ name: upstreamName(i), url }));
+      const { upstreams, perUpstream } = await startListFleet(ctx, stoppers);
       const start = async (config: Record<string, unknown>, beforeStart?: (file: string) => Promise<void>): Promise<GatewayProcess> => {
         const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams, pageSize: perUpstream * UPSTREAMS * 2, config, ...(beforeStart ? { beforeStart } : {}) });
         stoppers.push(gw.stop);

@@ -19,7 +19,8 @@ import { startModernFleet } from '../harness/upstream-processes.ts';
 import { armFailures, armRow, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const ID = 'toolsList';
-const UPSTREAMS = 20;
+/** The fleet of both list scenarios (this one and servers-overlays.ts). */
+export const UPSTREAMS = 20;
 const TOOLS_PER_UPSTREAM = 50;
 const LIST_TTL_MS = 60_000;
 const CALL_UPSTREAM = 'up00';
@@ -32,6 +33,16 @@ export async function countTools(url: string): Promise<number> {
   const n = body.result?.tools?.length;
   if (!res.ok || n === undefined) throw new Error(`tools/list on ${url}: HTTP ${res.status}`);
   return n;
+}
+
+/** The fleet's n-th upstream's name: up00, up01, ... */
+export const fleetUpstreamName = (i: number): string => `up${String(i).padStart(2, '0')}`;
+
+/** Starts the fleet (stopped with `stoppers`): its upstreams by name, and how many tools each lists. */
+export async function startListFleet(ctx: ScenarioContext, stoppers: (() => Promise<void>)[]): Promise<{ upstreams: { name: string; url: string }[]; perUpstream: number }> {
+  const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
+  stoppers.push(fleet.stop);
+  return { upstreams: fleet.urls.map((url, i) => ({ name: fleetUpstreamName(i), url })), perUpstream: await countTools(fleet.urls[0]!) };
 }
 
 /** One timed, checked tools/list: the cold call that fills the gateway's cache. */
@@ -47,14 +58,12 @@ export const toolsListMerged: Scenario = {
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const stoppers: (() => Promise<void>)[] = [];
     try {
-      const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
-      stoppers.push(fleet.stop);
-      const perUpstream = await countTools(fleet.urls[0]!);
+      const { upstreams, perUpstream } = await startListFleet(ctx, stoppers);
       const expectTools = perUpstream * UPSTREAMS;
       const policy = writeLargePolicy(join(ctx.tmpDir, 'policy-1000'), UPSTREAMS);
       const start = async (config: Record<string, unknown>): Promise<GatewayProcess> => {
         const gw = await startGateway(ctx.pinning, ctx.tmpDir, {
-          upstreams: fleet.urls.map((url, i) => ({ name: `up${String(i).padStart(2, '0')}`, url })),
+          upstreams,
           pageSize: expectTools * 2,
           config: { ...identityConfig(), ...config },
         });
