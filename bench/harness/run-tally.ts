@@ -1,6 +1,7 @@
 // What a load run counts while it runs (latencies, good and bad replies, errors, the first
 // few reasons), and the LoadResult made of it at the end. Shared by the load generators that
-// time each request themselves (paced, SDK client, raw SSE sessions); autocannon counts its own.
+// time each request themselves (the undici pool's paced and closed loops, the SDK client, raw
+// SSE sessions); autocannon counts its own.
 import type { LoadResult } from './loadgen-worker.ts';
 import { summarizeLatencies } from './statistics.ts';
 
