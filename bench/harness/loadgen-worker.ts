@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { buildRequest, checkReply, type WireRequest } from './mcp-wire.ts';
+import { MAX_SAMPLES, startTally, tallyResult } from './run-tally.ts';
 import { sdkLoad } from './sdk-load.ts';
 import { sseSessionLoad } from './sse-session-load.ts';
 import { summarizeLatencies, type LatencySummary } from './statistics.ts';
@@ -73,7 +74,6 @@ function isShed(status: number, retryAfter: unknown, body: string): boolean {
 export type WorkerMessage = { type: 'run'; spec: LoadSpec } | { type: 'exit' };
 export type WorkerReply = { type: 'result'; result: LoadResult } | { type: 'error'; message: string };
 
-const MAX_SAMPLES = 5;
 let nextId = 1;
 
 interface Context {
@@ -153,19 +153,10 @@ type SendOne = (startedAt: number) => Promise<void>;
 async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>): Promise<LoadResult> {
   const url = new URL(spec.url);
   const pool = new Pool(url.origin, { connections: spec.connections, pipelining: 1 });
-  let failures = 0;
-  let errors = 0;
-  let non2xx = 0;
-  const failureSamples: string[] = [];
-  const fail = (why: string): void => {
-    failures++;
-    if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
-  };
-  const latencies: number[] = [];
+  const t = startTally();
   const sentLatencies: number[] = [];
   const sendLags: number[] = [];
   const refusedLatencies: number[] = [];
-  let good = 0;
   const one: SendOne = async (startedAt) => {
     const sentAt = performance.now();
     sendLags.push(sentAt - startedAt);
@@ -179,15 +170,15 @@ async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>
         refusedLatencies.push(answeredAt - startedAt);
         return;
       }
-      latencies.push(answeredAt - startedAt);
+      t.latencies.push(answeredAt - startedAt);
       sentLatencies.push(answeredAt - sentAt);
-      if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+      if (res.statusCode < 200 || res.statusCode > 299) t.non2xx++;
       const why = checkReply(spec.request, id, res.statusCode, body);
-      if (why) fail(why);
-      else good++;
+      if (why) t.fail(why);
+      else t.good++;
     } catch (e) {
-      errors++;
-      fail(`request error: ${(e as Error).message}`);
+      t.errors++;
+      t.fail(`request error: ${(e as Error).message}`);
     }
   };
   const started = performance.now();
@@ -195,15 +186,7 @@ async function undiciLoad(spec: LoadSpec, drive: (one: SendOne) => Promise<void>
   const elapsedSec = (performance.now() - started) / 1000;
   await pool.close();
   return {
-    completed: latencies.length,
-    failures,
-    failureSamples,
-    errors,
-    timeouts: 0,
-    non2xx,
-    elapsedSec,
-    rps: good / elapsedSec,
-    latencyMs: summarizeLatencies(Float64Array.from(latencies)),
+    ...tallyResult(t, elapsedSec),
     sentLatencyMs: summarizeLatencies(Float64Array.from(sentLatencies)),
     sendLagMs: summarizeLatencies(Float64Array.from(sendLags)),
     ...(spec.shed ? { refused: refusedLatencies.length, refusedLatencyMs: summarizeLatencies(Float64Array.from(refusedLatencies)) } : {}),

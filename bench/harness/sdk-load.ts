@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { summarizeLatencies } from './statistics.ts';
+import { startTally, tallyResult } from './run-tally.ts';
 import type { LoadResult } from './loadgen-worker.ts';
 
 export interface SdkLoadSpec {
@@ -18,8 +18,6 @@ export interface SdkLoadSpec {
   durationSec: number;
 }
 
-const MAX_SAMPLES = 5;
-
 async function connect(spec: SdkLoadSpec, i: number): Promise<Client> {
   const client = new Client({ name: `gatehouse-bench-${i}`, version: '0.1.0' });
   const url = new URL(spec.url);
@@ -29,11 +27,7 @@ async function connect(spec: SdkLoadSpec, i: number): Promise<Client> {
 
 export async function sdkLoad(spec: SdkLoadSpec): Promise<LoadResult> {
   const clients = await Promise.all(Array.from({ length: spec.connections }, (_, i) => connect(spec, i)));
-  const latencies: number[] = [];
-  const failureSamples: string[] = [];
-  let failures = 0;
-  let errors = 0;
-  let good = 0;
+  const t = startTally();
   let seq = 0;
   const started = performance.now();
   const until = started + spec.durationSec * 1000;
@@ -42,18 +36,16 @@ export async function sdkLoad(spec: SdkLoadSpec): Promise<LoadResult> {
       clients.map(async (client) => {
         while (performance.now() < until) {
           const message = `bench-${++seq}`;
-          const t = performance.now();
+          const sent = performance.now();
           try {
             const result = (await client.callTool({ name: spec.tool, arguments: { message } })) as { content?: { text?: string }[]; isError?: boolean };
-            latencies.push(performance.now() - t);
+            t.latencies.push(performance.now() - sent);
             const text = result.content?.[0]?.text;
-            if (result.isError || (text !== message && text !== `Echo: ${message}`)) {
-              failures++;
-              if (failureSamples.length < MAX_SAMPLES) failureSamples.push(`echo text ${JSON.stringify(text)} for ${message}`);
-            } else good++;
+            if (result.isError || (text !== message && text !== `Echo: ${message}`)) t.fail(`echo text ${JSON.stringify(text)} for ${message}`);
+            else t.good++;
           } catch (e) {
-            errors++;
-            if (failureSamples.length < MAX_SAMPLES) failureSamples.push(`call failed: ${(e as Error).message}`);
+            t.errors++;
+            t.sample(`call failed: ${(e as Error).message}`);
           }
         }
       }),
@@ -61,16 +53,5 @@ export async function sdkLoad(spec: SdkLoadSpec): Promise<LoadResult> {
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
   }
-  const elapsedSec = (performance.now() - started) / 1000;
-  return {
-    completed: latencies.length,
-    failures,
-    failureSamples,
-    errors,
-    timeouts: 0,
-    non2xx: 0,
-    elapsedSec,
-    rps: good / elapsedSec,
-    latencyMs: summarizeLatencies(Float64Array.from(latencies)),
-  };
+  return tallyResult(t, (performance.now() - started) / 1000);
 }

@@ -10,7 +10,7 @@
 // Runs in the pinned load-generator process; 127.0.0.1 only (the caller's URL).
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { checkReply, echoMessage, type WireRequest } from './mcp-wire.ts';
-import { summarizeLatencies } from './statistics.ts';
+import { startTally, tallyResult } from './run-tally.ts';
 import type { LoadResult } from './loadgen-worker.ts';
 
 export interface SseSessionLoadSpec {
@@ -22,7 +22,6 @@ export interface SseSessionLoadSpec {
 
 /** The 2024-11-05 revision, the one this transport belongs to. */
 const SSE_VERSION = '2024-11-05';
-const MAX_SAMPLES = 5;
 /** A request whose answer has not come on the stream by then counts as a timeout. */
 const ANSWER_TIMEOUT_MS = 10_000;
 /** How long a connection may take to get its stream, endpoint and initialize answer. */
@@ -140,15 +139,7 @@ export async function sseSessionLoad(spec: SseSessionLoadSpec): Promise<LoadResu
   const base = new URL(spec.url);
   const sessions = Array.from({ length: spec.connections }, () => new SseSession(base));
   const check: WireRequest = { kind: 'tools/call', era: 'modern', tool: spec.tool };
-  const latencies: number[] = [];
-  const failureSamples: string[] = [];
-  const sample = (why: string): void => {
-    if (failureSamples.length < MAX_SAMPLES) failureSamples.push(why);
-  };
-  let failures = 0;
-  let errors = 0;
-  let timeouts = 0;
-  let good = 0;
+  const tally = startTally();
   try {
     await Promise.all(sessions.map((s) => s.open()));
     const started = performance.now();
@@ -160,27 +151,25 @@ export async function sseSessionLoad(spec: SseSessionLoadSpec): Promise<LoadResu
           const t = performance.now();
           try {
             const data = await s.call({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: spec.tool, arguments: { message: echoMessage(id) } } });
-            latencies.push(performance.now() - t);
+            tally.latencies.push(performance.now() - t);
             const why = checkReply(check, id, 200, data);
-            if (why) {
-              failures++;
-              sample(why);
-            } else good++;
+            if (why) tally.fail(why);
+            else tally.good++;
           } catch (e) {
             const msg = (e as Error).message;
-            if (msg === 'timeout') timeouts++;
-            else errors++;
-            sample(`call failed: ${msg}`);
+            if (msg === 'timeout') tally.timeouts++;
+            else tally.errors++;
+            tally.sample(`call failed: ${msg}`);
           }
         }
       }),
     );
     const elapsedSec = (performance.now() - started) / 1000;
     if (sessions.some((s) => s.closed)) {
-      errors++;
-      sample('an SSE stream closed during the run');
+      tally.errors++;
+      tally.sample('an SSE stream closed during the run');
     }
-    return { completed: latencies.length, failures, failureSamples, errors, timeouts, non2xx: 0, elapsedSec, rps: good / elapsedSec, latencyMs: summarizeLatencies(Float64Array.from(latencies)) };
+    return tallyResult(tally, elapsedSec);
   } finally {
     for (const s of sessions) s.close();
   }

@@ -7,11 +7,10 @@
 // single peak by tens of MB). Bounded: ROUNDS x (1 + CONCURRENT) calls per audit setting.
 //   npm run build && node --import tsx bench/probes/large-result.ts [resultMb] [concurrent]
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway } from '../harness/gateway-process.ts';
+import { startJsonUpstream } from '../harness/json-upstream.ts';
 import { buildRequest } from '../harness/mcp-wire.ts';
 import { memoryStats } from '../harness/proc-stats.ts';
 
@@ -21,26 +20,9 @@ const ROUNDS = 3;
 const TEXT_BYTES = RESULT_MB * 1024 * 1024;
 
 /** server/discover, tools/list (one tool), and tools/call answered with the big result, precomputed. */
-async function startBigUpstream(): Promise<{ url: string; close(): void }> {
-  const tools = [{ name: 'big', description: 'Answers with a large text', inputSchema: { type: 'object' } }];
+function startBigUpstream(): Promise<{ url: string; close(): void }> {
   const bigText = 'x'.repeat(TEXT_BYTES);
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: number; method?: string };
-      if (msg.id === undefined) return void res.writeHead(202).end();
-      const result =
-        msg.method === 'server/discover'
-          ? { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 600_000, cacheScope: 'public' }
-          : msg.method === 'tools/list'
-            ? { tools, ttlMs: 600_000, cacheScope: 'public' }
-            : { content: [{ type: 'text', text: bigText }] };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', ...result } }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => server.close() };
+  return startJsonUpstream({ tools: [{ name: 'big', description: 'Answers with a large text', inputSchema: { type: 'object' } }], answer: () => bigText });
 }
 
 async function callBig(url: string, id: number): Promise<number> {

@@ -12,8 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { startGateway } from '../harness/gateway-process.ts';
 import { buildRequest, replyMessage, type WireRequest } from '../harness/mcp-wire.ts';
 import { memoryStats } from '../harness/proc-stats.ts';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonUpstream } from '../harness/json-upstream.ts';
 
 const PRINCIPALS = Number(process.argv[2] ?? 3000);
 const TOOLS = Number(process.argv[3] ?? 2000);
@@ -57,30 +56,17 @@ async function run(count: number, make: (i: number) => WireRequest): Promise<num
 }
 
 /** server/discover, tools/list (one page, public, 10 min) and tools/call echo, as plain JSON. */
-async function startRawUpstream(toolCount: number): Promise<{ url: string; close(): void }> {
+function startRawUpstream(toolCount: number): Promise<{ url: string; close(): void }> {
   const schema = { type: 'object', properties: { message: { type: 'string', description: 'what to echo back' } }, required: ['message'] };
   const tools = [{ name: 'echo', description: 'Echoes the message back', inputSchema: schema }];
   for (let i = 0; i < toolCount; i++) tools.push({ name: `tool_${i}`, description: `Filler tool number ${i}, returns its index`, inputSchema: schema });
-  const meta = { 'io.modelcontextprotocol/serverInfo': { name: 'probe-upstream', version: '1.0.0' } };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: number; method?: string; params?: { arguments?: { message?: string } } };
-      if (msg.id === undefined) return void res.writeHead(202).end();
-      const result =
-        msg.method === 'server/discover'
-          ? { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 600_000, cacheScope: 'public' }
-          : msg.method === 'tools/list'
-            ? { tools, ttlMs: 600_000, cacheScope: 'public' }
-            : { content: [{ type: 'text', text: msg.params?.arguments?.message ?? '' }] };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { resultType: 'complete', ...result, _meta: meta } }));
-    });
+  return startJsonUpstream({
+    tools,
+    answer: (args) => String(args?.message ?? ''),
+    meta: { 'io.modelcontextprotocol/serverInfo': { name: 'probe-upstream', version: '1.0.0' } },
+    // Longer than the gateway keeps an idle connection: no keep-alive race in the numbers.
+    keepAliveTimeoutMs: 120_000,
   });
-  // Longer than the gateway keeps an idle connection: no keep-alive race in the numbers.
-  server.keepAliveTimeout = 120_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => server.close() };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-probe-'));

@@ -77,14 +77,25 @@ export async function stopAll(stoppers: (() => Promise<void>)[]): Promise<void> 
 /** One row per arm; the first arm is the baseline the others are compared with. */
 export function armRows(arms: readonly ArmSummary[], cpuLabel: Readonly<Record<string, string>>): ResultRow[] {
   const base = arms[0]!;
-  return arms.map((a, i) => ({
-    label: a.name,
-    rps: a.rps,
-    p50Ms: a.p50Ms,
-    p99Ms: a.p99Ms,
-    ...(i > 0 ? { rpsRatio: a.rps / base.rps, p99Ratio: a.p99Ms / base.p99Ms } : {}),
-    ...(cpuLabel[a.name] !== undefined ? { cpuUsPerCall: a.cpuUsPerCall[cpuLabel[a.name]!] } : {}),
-    note: `client CPU ${(100 * a.loadgenCpuShare).toFixed(0)} %`,
-    ...(a.failed ? { failed: a.failed } : {}),
-  }));
+  return arms.map((a, i) => armRow(a.name, a, i > 0 ? base : undefined, undefined, cpuLabel[a.name] ?? null));
+}
+
+/** One arm's row: × columns against `base` when given, the CPU per call of the process
+ * labelled `cpu` (none for null), and the load generator's CPU share after `note`. */
+export function armRow(label: string, s: ArmSummary, base?: ArmSummary, note?: string, cpu: string | null = 'gateway'): ResultRow {
+  return {
+    label,
+    rps: s.rps,
+    p50Ms: s.p50Ms,
+    p99Ms: s.p99Ms,
+    ...(base ? { rpsRatio: s.rps / base.rps, p99Ratio: s.p99Ms / base.p99Ms } : {}),
+    ...(cpu !== null ? { cpuUsPerCall: s.cpuUsPerCall[cpu] ?? Number.NaN } : {}),
+    note: [note, `client CPU ${(100 * s.loadgenCpuShare).toFixed(0)} %`].filter(Boolean).join('; '),
+    ...(s.failed ? { failed: s.failed } : {}),
+  };
+}
+
+/** `<arm>: <why>` for each arm that failed its checks, for the result's `failed`. */
+export function armFailures(arms: readonly ArmSummary[]): string[] {
+  return arms.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
 }

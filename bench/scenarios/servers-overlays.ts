@@ -15,20 +15,15 @@ import { parse } from 'yaml';
 import { runInterleaved, type ArmSummary } from '../harness/ab-rounds.ts';
 import { startGateway, type GatewayProcess } from '../harness/gateway-process.ts';
 import type { WireRequest } from '../harness/mcp-wire.ts';
-import { startModernFleet } from '../harness/upstream-processes.ts';
-import { stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
-import { countTools } from './tools-list-merged.ts';
+import { armFailures, armRow, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { fleetUpstreamName as upstreamName, startListFleet, UPSTREAMS } from './tools-list-merged.ts';
 
 const ID = 'serversOverlays';
-const UPSTREAMS = 20;
-const TOOLS_PER_UPSTREAM = 50;
 const WIDE_PER_UPSTREAM = 5;
 const OWN_PER_SERVER = 5;
-const LIST_TTL_MS = 60_000;
 const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 const run = promisify(execFile);
 
-const upstreamName = (i: number): string => `up${String(i).padStart(2, '0')}`;
 const serverName = (i: number): string => `s${String(i).padStart(2, '0')}`;
 
 /** The `servers:` and `overlays:` sections: 20 servers, 100 gateway-wide and 100 own overlays. */
@@ -55,29 +50,13 @@ async function confirm(configFile: string): Promise<void> {
   if (all.length !== UPSTREAMS * (WIDE_PER_UPSTREAM + OWN_PER_SERVER) || missing > 0) throw new Error(`overlays confirm left ${missing} of ${all.length} overlays unconfirmed`);
 }
 
-function row(label: string, s: ArmSummary, base?: ArmSummary, note?: string): ResultRow {
-  return {
-    label,
-    rps: s.rps,
-    p50Ms: s.p50Ms,
-    p99Ms: s.p99Ms,
-    ...(base ? { rpsRatio: s.rps / base.rps, p99Ratio: s.p99Ms / base.p99Ms } : {}),
-    cpuUsPerCall: s.cpuUsPerCall.gateway ?? Number.NaN,
-    note: [note, `client CPU ${(100 * s.loadgenCpuShare).toFixed(0)} %`].filter(Boolean).join('; '),
-    ...(s.failed ? { failed: s.failed } : {}),
-  };
-}
-
 export const serversOverlays: Scenario = {
   id: ID,
   title: `${UPSTREAMS} virtual servers + ${UPSTREAMS * (WIDE_PER_UPSTREAM + OWN_PER_SERVER)} overlays vs none: tools/call CPU, warm merged tools/list`,
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const stoppers: (() => Promise<void>)[] = [];
     try {
-      const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
-      stoppers.push(fleet.stop);
-      const perUpstream = await countTools(fleet.urls[0]!);
-      const upstreams = fleet.urls.map((url, i) => ({ name: upstreamName(i), url }));
+      const { upstreams, perUpstream } = await startListFleet(ctx, stoppers);
       const start = async (config: Record<string, unknown>, beforeStart?: (file: string) => Promise<void>): Promise<GatewayProcess> => {
         const gw = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams, pageSize: perUpstream * UPSTREAMS * 2, config, ...(beforeStart ? { beforeStart } : {}) });
         stoppers.push(gw.stop);
@@ -114,18 +93,18 @@ export const serversOverlays: Scenario = {
 
       const cpu = (s: ArmSummary): number => s.cpuUsPerCall.gateway ?? Number.NaN;
       const all = [base, overlaid, plainTool, warmPlain, warmShaped, warmServer];
-      const failures = all.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = armFailures(all);
       return {
         id: ID,
         title: this.title,
         note: `${UPSTREAMS} upstreams x ${perUpstream} tools; × columns: ratio to the first row of each group`,
         rows: [
-          row(`tools/call, no servers or overlays, ${ctx.connections} connections`, base),
-          row(`tools/call, overlaid tool on server s00, ${ctx.connections} connections`, overlaid, base),
-          row(`tools/call, plain tool on /mcp, same gateway, ${ctx.connections} connections`, plainTool, base),
-          row('warm tools/list /mcp, no servers or overlays, 1 connection', warmPlain),
-          row('warm tools/list /mcp, 20 servers + 200 overlays, 1 connection', warmShaped, warmPlain),
-          row('warm tools/list /mcp/s00, 1 connection', warmServer, warmPlain, `${perUpstream} tools`),
+          armRow(`tools/call, no servers or overlays, ${ctx.connections} connections`, base),
+          armRow(`tools/call, overlaid tool on server s00, ${ctx.connections} connections`, overlaid, base),
+          armRow(`tools/call, plain tool on /mcp, same gateway, ${ctx.connections} connections`, plainTool, base),
+          armRow('warm tools/list /mcp, no servers or overlays, 1 connection', warmPlain),
+          armRow('warm tools/list /mcp, 20 servers + 200 overlays, 1 connection', warmShaped, warmPlain),
+          armRow('warm tools/list /mcp/s00, 1 connection', warmServer, warmPlain, `${perUpstream} tools`),
         ],
         metrics: {
           overlaidCallCpuRatio: cpu(overlaid) / cpu(base),

@@ -7,7 +7,7 @@
 import { runInterleaved, type Arm, type ArmSummary } from '../harness/ab-rounds.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { startModernFleet } from '../harness/upstream-processes.ts';
-import { armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { armFailures, armRows, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const ID = 'modern';
 const UPSTREAM = 'modern';
@@ -51,7 +51,7 @@ export const toolsCallModern: Scenario = {
         cpuUsPerCall: viaDefault.cpuUsPerCall.upstream ?? Number.NaN,
         note: 'includes the tools/list refetches the gateway makes',
       });
-      const failures = summaries.filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = armFailures(summaries);
       return {
         id: ID,
         title: this.title,

@@ -16,10 +16,11 @@ import { startGateway, type GatewayProcess } from '../harness/gateway-process.ts
 import { buildRequest, type WireRequest } from '../harness/mcp-wire.ts';
 import { probe } from '../harness/probe.ts';
 import { startModernFleet } from '../harness/upstream-processes.ts';
-import { stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
+import { armFailures, armRow, stopAll, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
 
 const ID = 'toolsList';
-const UPSTREAMS = 20;
+/** The fleet of both list scenarios (this one and servers-overlays.ts). */
+export const UPSTREAMS = 20;
 const TOOLS_PER_UPSTREAM = 50;
 const LIST_TTL_MS = 60_000;
 const CALL_UPSTREAM = 'up00';
@@ -34,26 +35,21 @@ export async function countTools(url: string): Promise<number> {
   return n;
 }
 
+/** The fleet's n-th upstream's name: up00, up01, ... */
+export const fleetUpstreamName = (i: number): string => `up${String(i).padStart(2, '0')}`;
+
+/** Starts the fleet (stopped with `stoppers`): its upstreams by name, and how many tools each lists. */
+export async function startListFleet(ctx: ScenarioContext, stoppers: (() => Promise<void>)[]): Promise<{ upstreams: { name: string; url: string }[]; perUpstream: number }> {
+  const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
+  stoppers.push(fleet.stop);
+  return { upstreams: fleet.urls.map((url, i) => ({ name: fleetUpstreamName(i), url })), perUpstream: await countTools(fleet.urls[0]!) };
+}
+
 /** One timed, checked tools/list: the cold call that fills the gateway's cache. */
 async function coldList(url: string, request: WireRequest): Promise<{ ms: number; bytes: number }> {
   const r = await probe(url, request);
   if (!r.ok) throw new Error(`cold tools/list: ${r.why}`);
   return { ms: r.ms, bytes: r.bytes };
-}
-
-const clientNote = (s: ArmSummary): string => `client CPU ${(100 * s.loadgenCpuShare).toFixed(0)} %`;
-
-function loadRow(label: string, s: ArmSummary, base?: ArmSummary, note?: string): ResultRow {
-  return {
-    label,
-    rps: s.rps,
-    p50Ms: s.p50Ms,
-    p99Ms: s.p99Ms,
-    ...(base ? { rpsRatio: s.rps / base.rps, p99Ratio: s.p99Ms / base.p99Ms } : {}),
-    cpuUsPerCall: s.cpuUsPerCall.gateway ?? Number.NaN,
-    note: [note, clientNote(s)].filter(Boolean).join('; '),
-    ...(s.failed ? { failed: s.failed } : {}),
-  };
 }
 
 export const toolsListMerged: Scenario = {
@@ -62,14 +58,12 @@ export const toolsListMerged: Scenario = {
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const stoppers: (() => Promise<void>)[] = [];
     try {
-      const fleet = await startModernFleet(ctx.pinning, { count: UPSTREAMS, toolCount: TOOLS_PER_UPSTREAM, listTtlMs: LIST_TTL_MS });
-      stoppers.push(fleet.stop);
-      const perUpstream = await countTools(fleet.urls[0]!);
+      const { upstreams, perUpstream } = await startListFleet(ctx, stoppers);
       const expectTools = perUpstream * UPSTREAMS;
       const policy = writeLargePolicy(join(ctx.tmpDir, 'policy-1000'), UPSTREAMS);
       const start = async (config: Record<string, unknown>): Promise<GatewayProcess> => {
         const gw = await startGateway(ctx.pinning, ctx.tmpDir, {
-          upstreams: fleet.urls.map((url, i) => ({ name: `up${String(i).padStart(2, '0')}`, url })),
+          upstreams,
           pageSize: expectTools * 2,
           config: { ...identityConfig(), ...config },
         });
@@ -106,7 +100,7 @@ export const toolsListMerged: Scenario = {
 
       const decide = benchDecide(policy.dir, UPSTREAMS, CALL_UPSTREAM);
       ctx.log(`  decide(): ${decide.hotCallUs.toFixed(2)} µs (the bench call), ${decide.mixedUs.toFixed(2)} µs (mix), compile ${decide.compileMs.toFixed(0)} ms`);
-      const failures = [warm, warmRuled, call, callRuled].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = armFailures([warm, warmRuled, call, callRuled]);
       if (decide.failed) failures.push(`decide(): ${decide.failed}`);
       return {
         id: ID,
@@ -115,10 +109,10 @@ export const toolsListMerged: Scenario = {
         rows: [
           { label: 'cold, no policy (first call)', p50Ms: cold.ms, note: `${expectTools} tools, ${(cold.bytes / 1024).toFixed(0)} KiB body` },
           { label: 'cold, 1,000 rules (first call)', p50Ms: coldRuled.ms, note: `${expectTools - policy.hiddenTools} tools visible` },
-          loadRow('warm list, no policy, 1 connection', warm),
-          loadRow('warm list, 1,000 rules, 1 connection', warmRuled, warm),
-          loadRow(`tools/call, no policy, ${ctx.connections} connections`, call),
-          loadRow(`tools/call, 1,000 rules, ${ctx.connections} connections`, callRuled, call),
+          armRow('warm list, no policy, 1 connection', warm),
+          armRow('warm list, 1,000 rules, 1 connection', warmRuled, warm),
+          armRow(`tools/call, no policy, ${ctx.connections} connections`, call),
+          armRow(`tools/call, 1,000 rules, ${ctx.connections} connections`, callRuled, call),
           { label: 'decide(), 1,000 rules, the call above', value: `${decide.hotCallUs.toFixed(2)} µs`, note: 'in-process, median of batches' },
           { label: 'decide(), 1,000 rules, mixed calls', value: `${decide.mixedUs.toFixed(2)} µs`, note: `${decide.decisions} decisions checked; compile ${decide.compileMs.toFixed(0)} ms` },
         ],

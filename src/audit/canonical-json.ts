@@ -18,29 +18,14 @@ export function canonicalJson(value: unknown): string {
   // Where every object already lists its keys in canonical order (the pipeline builds its
   // records so), JSON.stringify writes exactly the canonical text, natively and several
   // times faster: its strings, numbers, skipped members and nulls are the rules below.
-  if (inCanonicalOrder(value, 0)) return JSON.stringify(value) ?? 'null';
+  if (orderedWithin(value, 0, Infinity)) return JSON.stringify(value) ?? 'null';
   return serialize(value, 0);
 }
 
-/** True when JSON.stringify(value) is the canonical text: only plain objects and arrays, each
- * object's keys strictly ascending, no toJSON, no BigInt, not too deep (serialize reports
- * those). One walk, no allocation. */
-function inCanonicalOrder(value: unknown, depth: number): boolean {
-  if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i], depth + 1)) return false;
-    return true;
-  }
+/** An object JSON.stringify writes member by member: a plain one (or with no prototype) without toJSON. */
+function isPlainRecord(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
-  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-  let previous: string | undefined;
-  for (const key in value) {
-    if (previous !== undefined && !(previous < key)) return false;
-    previous = key;
-    if (!inCanonicalOrder((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 }
 
 /**
@@ -51,8 +36,7 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
  * built in canonical order with short strings, costs one walk and JSON.stringify.
  */
 export function canonicalJsonWithin(value: object, maxStringBytes: number, unbounded?: ReadonlySet<string>): string | undefined {
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (Array.isArray(value) || (proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  if (Array.isArray(value) || !isPlainRecord(value)) return undefined;
   let previous: string | undefined;
   for (const key in value) {
     if (previous !== undefined && !(previous < key)) return undefined;
@@ -69,7 +53,10 @@ export function overBytes(text: string, maxBytes: number): boolean {
   return text.length * 3 > maxBytes && Buffer.byteLength(text, 'utf8') > maxBytes;
 }
 
-/** inCanonicalOrder, and every string within `maxBytes`. */
+/** True when JSON.stringify(value) is the canonical text and every string in it, keys included,
+ * is at most `maxBytes` bytes of UTF-8: only plain objects and arrays, each object's keys
+ * strictly ascending, no toJSON, no BigInt, not too deep (serialize reports those). One walk,
+ * no allocation; with `maxBytes` Infinity no string is measured. */
 function orderedWithin(value: unknown, depth: number, maxBytes: number): boolean {
   if (typeof value === 'string') return !overBytes(value, maxBytes);
   if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
@@ -78,8 +65,7 @@ function orderedWithin(value: unknown, depth: number, maxBytes: number): boolean
     for (let i = 0; i < value.length; i++) if (!orderedWithin(value[i], depth + 1, maxBytes)) return false;
     return true;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (!isPlainRecord(value)) return false;
   let previous: string | undefined;
   for (const key in value) {
     if (previous !== undefined && !(previous < key)) return false;

@@ -19,7 +19,7 @@ import { SERVERS_CONFIG_SCHEMA, type RawServer } from '../servers/servers-schema
 import { OVERLAYS_CONFIG_SCHEMA, type RawOverlaysConfig } from '../overlays/overlay-config.ts';
 import { USER_AUTH_CONFIG_SCHEMA, type RawUserAuthConfig } from '../user-auth/user-auth-schema.ts';
 import { LIMITS_CONFIG_SCHEMA, positiveInt, UPSTREAM_CONCURRENCY_PROPERTIES, type RawLimitsConfig } from './limits-schema.ts';
-import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
+import { ADMIN_LISTENER_SCHEMA, ALLOWED_HOSTS_SCHEMA, listenerAddressProperties, METRICS_CONFIG_SCHEMA, SHUTDOWN_CONFIG_SCHEMA } from './operations-schema.ts';
 import { POLICY_CONFIG_SCHEMA, RATE_LIMITS_CONFIG_SCHEMA, VALIDATION_CONFIG_SCHEMA, type RawPolicyConfig, type RawRateLimitsConfig, type RawValidationConfig } from './enforcement-schema.ts';
 import { HEADER_NAME_PATTERN, UPSTREAM_AUTH_SCHEMA, UPSTREAM_HEADERS_SCHEMA, type RawHeaderValue, type RawUpstreamAuth } from './upstream-auth-schema.ts';
 import { UPSTREAM_SESSION_PROPERTIES, type RawUpstreamSession } from './upstream-session-config.ts';
@@ -66,8 +66,7 @@ export const CONFIG_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        host: { description: 'Interface to bind. Default 127.0.0.1.', default: '127.0.0.1', type: 'string', minLength: 1 },
-        port: { description: 'TCP port; 0 picks a free one. Default 8080.', default: 8080, type: 'integer', minimum: 0, maximum: 65535 },
+        ...listenerAddressProperties(8080),
         path: {
           description: 'URL path of the MCP endpoint. Default /mcp.',
           default: '/mcp',

@@ -73,34 +73,38 @@ export interface UpstreamConcurrency {
 }
 
 type Ms = (value: RawDuration | undefined, fallback: string, at: string[]) => number;
+type DurationKey = { [K in keyof RawLimitsConfig]-?: (typeof LIMIT_DEFAULTS)[K] extends string ? K : never }[keyof RawLimitsConfig];
+type CountKey = Exclude<keyof RawLimitsConfig, DurationKey>;
 
 export function normalizeLimits(raw: RawLimitsConfig | undefined, ms: Ms): LimitsConfig {
-  const d = LIMIT_DEFAULTS;
+  // Each limit is its default unless the section sets it; durations become milliseconds.
+  const count = (key: CountKey): number => raw?.[key] ?? LIMIT_DEFAULTS[key];
+  const duration = (key: DurationKey): number => ms(raw?.[key], LIMIT_DEFAULTS[key], ['limits', key]);
   return {
-    maxBodyBytes: raw?.maxBodyBytes ?? d.maxBodyBytes,
-    maxHeaderBytes: raw?.maxHeaderBytes ?? d.maxHeaderBytes,
-    maxHeaderCount: raw?.maxHeaderCount ?? d.maxHeaderCount,
-    bodyTimeoutMs: ms(raw?.bodyTimeout, d.bodyTimeout, ['limits', 'bodyTimeout']),
-    maxJsonDepth: raw?.maxJsonDepth ?? d.maxJsonDepth,
-    maxUpstreamAnswerBytes: raw?.maxUpstreamAnswerBytes ?? d.maxUpstreamAnswerBytes,
-    pageSize: raw?.pageSize ?? d.pageSize,
-    catalogCacheBytes: raw?.catalogCacheBytes ?? d.catalogCacheBytes,
-    maxSessions: raw?.maxSessions ?? d.maxSessions,
-    maxSessionsPerPrincipal: raw?.maxSessionsPerPrincipal ?? d.maxSessionsPerPrincipal,
-    maxStreams: raw?.maxStreams ?? d.maxStreams,
-    maxStreamsPerPrincipal: raw?.maxStreamsPerPrincipal ?? d.maxStreamsPerPrincipal,
-    streamMaxLifetimeMs: ms(raw?.streamMaxLifetime, d.streamMaxLifetime, ['limits', 'streamMaxLifetime']),
-    streamIdleTimeoutMs: ms(raw?.streamIdleTimeout, d.streamIdleTimeout, ['limits', 'streamIdleTimeout']),
-    maxConcurrentPerPrincipal: raw?.maxConcurrentPerPrincipal ?? d.maxConcurrentPerPrincipal,
-    maxQueuedCalls: raw?.maxQueuedCalls ?? d.maxQueuedCalls,
-    queueTimeoutMs: ms(raw?.queueTimeout, d.queueTimeout, ['limits', 'queueTimeout']),
-    maxInflightAnswerBytes: raw?.maxInflightAnswerBytes ?? d.maxInflightAnswerBytes,
-    maxConnections: raw?.maxConnections ?? d.maxConnections,
-    maxConcurrentRequests: raw?.maxConcurrentRequests ?? d.maxConcurrentRequests,
-    maxConcurrentRequestsPerPrincipal: raw?.maxConcurrentRequestsPerPrincipal ?? d.maxConcurrentRequestsPerPrincipal,
-    inputTimeoutMs: ms(raw?.inputTimeout, d.inputTimeout, ['limits', 'inputTimeout']),
-    maxSuspendedCalls: raw?.maxSuspendedCalls ?? d.maxSuspendedCalls,
-    maxSuspendedCallsPerPrincipal: raw?.maxSuspendedCallsPerPrincipal ?? d.maxSuspendedCallsPerPrincipal,
+    maxBodyBytes: count('maxBodyBytes'),
+    maxHeaderBytes: count('maxHeaderBytes'),
+    maxHeaderCount: count('maxHeaderCount'),
+    bodyTimeoutMs: duration('bodyTimeout'),
+    maxJsonDepth: count('maxJsonDepth'),
+    maxUpstreamAnswerBytes: count('maxUpstreamAnswerBytes'),
+    pageSize: count('pageSize'),
+    catalogCacheBytes: count('catalogCacheBytes'),
+    maxSessions: count('maxSessions'),
+    maxSessionsPerPrincipal: count('maxSessionsPerPrincipal'),
+    maxStreams: count('maxStreams'),
+    maxStreamsPerPrincipal: count('maxStreamsPerPrincipal'),
+    streamMaxLifetimeMs: duration('streamMaxLifetime'),
+    streamIdleTimeoutMs: duration('streamIdleTimeout'),
+    maxConcurrentPerPrincipal: count('maxConcurrentPerPrincipal'),
+    maxQueuedCalls: count('maxQueuedCalls'),
+    queueTimeoutMs: duration('queueTimeout'),
+    maxInflightAnswerBytes: count('maxInflightAnswerBytes'),
+    maxConnections: count('maxConnections'),
+    maxConcurrentRequests: count('maxConcurrentRequests'),
+    maxConcurrentRequestsPerPrincipal: count('maxConcurrentRequestsPerPrincipal'),
+    inputTimeoutMs: duration('inputTimeout'),
+    maxSuspendedCalls: count('maxSuspendedCalls'),
+    maxSuspendedCallsPerPrincipal: count('maxSuspendedCallsPerPrincipal'),
   };
 }
 

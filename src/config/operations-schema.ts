@@ -41,12 +41,17 @@ export const ALLOWED_HOSTS_SCHEMA = {
   },
 } as const;
 
+/** `host` and `port` of a listener (the MCP one, `listen`, and the admin one), port defaulting to `defaultPort`. */
+export function listenerAddressProperties<P extends number>(defaultPort: P) {
+  return {
+    host: { description: 'Interface to bind. Default 127.0.0.1.', default: '127.0.0.1', type: 'string', minLength: 1 },
+    port: { description: `TCP port; 0 picks a free one. Default ${defaultPort}.`, default: defaultPort, type: 'integer', minimum: 0, maximum: 65535 },
+  } as const;
+}
+
 export const ADMIN_LISTENER_SCHEMA = {
   description: 'A separate listener for /metrics and /readyz (and /healthz): when set, those are served only here, not on the MCP port.',
   type: 'object',
   additionalProperties: false,
-  properties: {
-    host: { description: 'Interface to bind. Default 127.0.0.1.', default: '127.0.0.1', type: 'string', minLength: 1 },
-    port: { description: 'TCP port; 0 picks a free one. Default 9090.', default: 9090, type: 'integer', minimum: 0, maximum: 65535 },
-  },
+  properties: listenerAddressProperties(9090),
 } as const;

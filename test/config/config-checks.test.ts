@@ -1,20 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
-import { ConfigError } from '../../src/config/config-error.ts';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { durationMs } from '../../src/config/duration.ts';
+import { errorLinesOf } from './parse-errors.ts';
 
 const FILE = 'gatehouse.yaml';
 
-function errorLines(text: string, env: NodeJS.ProcessEnv = {}, overrides = {}): string[] {
-  try {
-    parseConfig(text, FILE, env, overrides);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).format().split('\n');
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorLines = (text: string, env: NodeJS.ProcessEnv = {}, overrides = {}): string[] => errorLinesOf(text, FILE, env, overrides);
 
 describe('durations', () => {
   it('accepts ms, s, m, h and integer milliseconds', () => {

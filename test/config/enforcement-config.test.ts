@@ -1,19 +1,11 @@
 // The enforcement keys of the gateway config: identity, policy, validation, rateLimits.
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/config-error.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
+import { errorLinesOf } from './parse-errors.ts';
 
 const FILE = '/etc/gatehouse/gatehouse.yaml';
 
-function errorLines(text: string, env: NodeJS.ProcessEnv = {}): string[] {
-  try {
-    parseConfig(text, FILE, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).format().split('\n');
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorLines = (text: string, env: NodeJS.ProcessEnv = {}): string[] => errorLinesOf(text, FILE, env);
 
 describe('enforcement config', () => {
   it('leaves policy and identity off when absent, with validation and memory rate limits on', () => {

@@ -7,7 +7,6 @@ import { FILE, formatOf, HEX_SECRET, issuesOf, parse } from './parse-errors.ts';
 import { CONFIG_SCHEMA } from '../../src/config/config-schema.ts';
 import { SCHEMA_FILE } from '../../src/config/write-schema-file.ts';
 
-
 /** The audit section every config gets when it says nothing about audit (beside FILE). */
 const DEFAULT_TOOL_SEARCH = { enabled: false, fullListFor: [], defaultLimit: 8 };
 const DEFAULT_SHAPING = {
@@ -40,7 +39,20 @@ const DEFAULT_AUDIT = {
   rules: [],
 };
 
-
+/** The sections FULL leaves out as well as the minimal config does: all defaults. */
+const UNSET_SECTIONS = {
+  listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000, afterErrors: 3 },
+  identity: undefined,
+  policy: undefined,
+  validation: { arguments: true, outputs: 'warn' },
+  rateLimits: { store: 'memory' },
+  audit: DEFAULT_AUDIT,
+  shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
+  toolSearch: DEFAULT_TOOL_SEARCH,
+  resultShaping: DEFAULT_SHAPING,
+  servers: [],
+  overlays: { tools: [], prompts: [] },
+};
 
 const UPSTREAM_DEFAULT_LIMITS = { maxAnswerBytes: 67_108_864, maxJsonDepth: 64 };
 
@@ -85,19 +97,9 @@ describe('parseConfig: valid configs', () => {
       allowedHosts: [],
       limits: { maxBodyBytes: 1000, maxHeaderBytes: 2000, maxHeaderCount: 30, bodyTimeoutMs: 5000, maxJsonDepth: 32, maxUpstreamAnswerBytes: 1_048_576, pageSize: 50, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 2000,
-      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000, afterErrors: 3 },
       sessions: { secret: HEX_SECRET, idleTimeoutMs: 300_000 },
-      identity: undefined,
-      policy: undefined,
-      validation: { arguments: true, outputs: 'warn' },
-      rateLimits: { store: 'memory' },
-      audit: DEFAULT_AUDIT,
-      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: true },
-      toolSearch: DEFAULT_TOOL_SEARCH,
-      resultShaping: DEFAULT_SHAPING,
-      servers: [],
-      overlays: { tools: [], prompts: [] },
+      ...UNSET_SECTIONS,
       upstreams: [
         {
           kind: 'http',
@@ -142,19 +144,9 @@ describe('parseConfig: valid configs', () => {
       allowedHosts: [],
       limits: { maxBodyBytes: 4_194_304, maxHeaderBytes: 16_384, maxHeaderCount: 100, bodyTimeoutMs: 30_000, maxJsonDepth: 64, maxUpstreamAnswerBytes: 67_108_864, pageSize: 500, catalogCacheBytes: 268_435_456, ...SESSION_AND_STREAM_DEFAULTS },
       listDeadlineMs: 5000,
-      listRetry: { initialDelayMs: 1000, maxDelayMs: 60_000, afterErrors: 3 },
       sessions: { secret: undefined, idleTimeoutMs: 3_600_000 },
-      identity: undefined,
-      policy: undefined,
-      validation: { arguments: true, outputs: 'warn' },
-      rateLimits: { store: 'memory' },
-      audit: DEFAULT_AUDIT,
-      shutdown: { drainDelayMs: 0, deadlineMs: 10_000 },
       metrics: { processMetrics: false },
-      toolSearch: DEFAULT_TOOL_SEARCH,
-      resultShaping: DEFAULT_SHAPING,
-      servers: [],
-      overlays: { tools: [], prompts: [] },
+      ...UNSET_SECTIONS,
       upstreams: [
         { kind: 'http', name: 'a', prefix: 'a', url: 'https://a.example/mcp', headers: {}, headerFiles: [], auth: undefined, timeoutMs: 30_000, listTtlMs: 60_000, limits: UPSTREAM_DEFAULT_LIMITS, concurrency: CONCURRENCY, session: { mode: 'shared', maxClientSessions: 100 } },
         {

@@ -22,3 +22,8 @@ export function errorOf(run: () => unknown): ConfigError {
 
 export const issuesOf = (run: () => unknown): ConfigIssue[] => [...errorOf(run).issues];
 export const formatOf = (run: () => unknown): string => errorOf(run).format();
+
+/** The lines an operator sees for a config text that does not parse, the text read from `file`. */
+export function errorLinesOf(text: string, file: string, env: NodeJS.ProcessEnv = {}, overrides?: Parameters<typeof parseConfig>[3]): string[] {
+  return formatOf(() => parseConfig(text, file, env, overrides)).split('\n');
+}

@@ -2,19 +2,11 @@
 // value. Shape is checked by the schema, URL schemes again after ${ENV} interpolation.
 import { describe, it, expect } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.ts';
-import { ConfigError } from '../../src/config/config-error.ts';
+import { errorLinesOf } from './parse-errors.ts';
 
 const FILE = 'gatehouse.yaml';
 
-function errorLines(text: string, env: NodeJS.ProcessEnv = {}): string[] {
-  try {
-    parseConfig(text, FILE, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).format().split('\n');
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorLines = (text: string, env: NodeJS.ProcessEnv = {}): string[] => errorLinesOf(text, FILE, env);
 
 const ROUTED = `upstreams:
   - name: sql

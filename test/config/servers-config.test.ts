@@ -2,21 +2,13 @@
 // and the reason (unknown upstream, duplicate name, clashing path, prefix none over several
 // upstreams, a path the gateway answers itself, a bad selection).
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/config-error.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
+import { errorLinesOf } from './parse-errors.ts';
 
 const FILE = 'gatehouse.yaml';
 const UPSTREAMS = 'upstreams:\n  - { name: a, command: x }\n  - { name: b, command: y }\n';
 
-function errorLines(text: string): string[] {
-  try {
-    parseConfig(text, FILE, {});
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).format().split('\n');
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorLines = (text: string): string[] => errorLinesOf(text, FILE);
 
 describe('servers: defaults', () => {
   it('a server gets <listen.path>/<name>, every upstream, everything selected and upstream prefixes', () => {

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/config-error.ts';
 import { parseConfig } from '../../src/config/load-config.ts';
 import type { HttpUpstreamConfig } from '../../src/config/types.ts';
+import { errorLinesOf } from './parse-errors.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-creds-'));
 const FILE = join(dir, 'gatehouse.yaml');
@@ -22,15 +22,7 @@ const http = (text: string, env: NodeJS.ProcessEnv = {}): HttpUpstreamConfig => 
   return u;
 };
 
-function errorLines(text: string, env: NodeJS.ProcessEnv = {}): string[] {
-  try {
-    parse(text, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).format().split('\n').map((l) => l.replace(FILE, 'gatehouse.yaml'));
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorLines = (text: string, env: NodeJS.ProcessEnv = {}): string[] => errorLinesOf(text, FILE, env).map((l) => l.replace(FILE, 'gatehouse.yaml'));
 
 const AUTH = `
 upstreams:

@@ -14,7 +14,7 @@ import {
   ResourceTemplate,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { listenRecording, sendWebResponse, toWebRequest, type ReceivedRequest } from '../fixtures/http-edge.ts';
+import { serveWebHandler, type ReceivedRequest } from '../fixtures/http-edge.ts';
 import * as content from './fixture-content.ts';
 import type { FixtureServer } from './sdk1-server.ts';
 import { registerInputRequiredTools } from './sdk2-input-required.ts';
@@ -149,24 +149,16 @@ export async function startSdk2Server(): Promise<FixtureServer> {
   state.promptsChanged = () => handler.notify.promptsChanged();
 
   const received: ReceivedRequest[] = [];
-  const edge = await listenRecording('/mcp', received, async (req, res, buffered) => {
+  return serveWebHandler(received, handler, (req, res, buffered) => {
     received.length = 0;
     if (!content.isLoopbackHost(req.headers.host) || !content.isLoopbackOrigin(req.headers.origin)) {
       res.writeHead(403, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Host or Origin not allowed"}}');
-      return;
+      return true;
     }
-    if (buffered.received.path.split('?')[0] !== '/mcp') return void res.writeHead(404).end();
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    await sendWebResponse(res, await handler.fetch(toWebRequest(req, buffered, abort.signal)));
+    if (buffered.received.path.split('?')[0] !== '/mcp') {
+      res.writeHead(404).end();
+      return true;
+    }
+    return false;
   });
-  return {
-    url: edge.url,
-    async close() {
-      await handler.close();
-      await edge.close();
-    },
-  };
 }

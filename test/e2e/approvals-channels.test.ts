@@ -2,7 +2,7 @@
 // answers later on the signed callback, and the approvals console in a real headless
 // Chromium. The client's call waits (progress keeps its stream alive), and nothing reaches
 // the upstream before the decision; timeouts fail closed.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signBody, verifySignature } from '../../src/approvals/webhook-signature.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { rulesDir, startApprovalsGateway } from '../harness/approvals-gateway.ts';
 import { freePort } from '../harness/free-port.ts';
 import { APPROVER_KEY as APPROVER, approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
 
@@ -40,31 +41,19 @@ beforeAll(async () => {
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   const hookPort = (hook.address() as { port: number }).port;
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-approval-channels-'));
-  writeFileSync(
-    join(dir, 'rules.yaml'),
-    `rules:
+  const dir = rulesDir('gatehouse-approval-channels-', `rules:
   - { id: add-webhook, effect: approve, when: { tool: [up__add] }, approval: { approver: webhook, timeout: 20s } }
   - { id: echo-console, effect: approve, when: { tool: [up__echo] }, approval: { approver: console, timeout: 30s } }
   - { id: slow-webhook-quick, effect: approve, when: { tool: [up__slow] }, approval: { approver: webhook, timeout: 1s } }
-`,
-  );
-  gw = await startTestGateway(
-    `
-${approvalsIdentityYaml(`http://127.0.0.1:${port}/mcp`)}
-policy: { dir: "${dir}" }
-approvals:
-  keys: ["${'1'.repeat(64)}"]
-  publicUrl: http://127.0.0.1:${port}
-  webhook: { url: "http://127.0.0.1:${hookPort}/hook", secret: "${SECRET}" }
-  console: { approvers: { groups: [approvers] } }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-    process.env,
-    { port },
-  );
-  await gw.waitUp();
+`);
+  ({ gw } = await startApprovalsGateway({
+    identity: approvalsIdentityYaml(`http://127.0.0.1:${port}/mcp`),
+    policyDir: dir,
+    upstreamUrl: upstream.url,
+    key: '1'.repeat(64),
+    approvals: `  webhook: { url: "http://127.0.0.1:${hookPort}/hook", secret: "${SECRET}" }`,
+    port,
+  }));
   profile = mkdtempSync(join(tmpdir(), 'gatehouse-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -2,47 +2,32 @@
 // its next call needing approval is refused at once (503, Retry-After, a JSON-RPC error naming
 // the limit, an audit record, a count in /metrics), nothing is run, and another principal's
 // call is still sent to the approvers.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { freePort } from '../harness/free-port.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
+import { rulesDir, startApprovalsGateway } from '../harness/approvals-gateway.ts';
 import { metricValue } from '../harness/metrics.ts';
 import { ALICE, BOB, IDENTITY_YAML } from '../harness/policy-env.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
 let auditDir: string;
-let origin: string;
 const aborts: AbortController[] = [];
 
 beforeAll(async () => {
   upstream = await startModernUpstream({ name: 'up' });
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-pending-caps-'));
-  writeFileSync(join(dir, 'rules.yaml'), 'rules:\n  - { id: add-console, effect: approve, when: { tool: [up__add] }, approval: { approver: console, timeout: 1m } }\n');
+  const dir = rulesDir('gatehouse-pending-caps-', 'rules:\n  - { id: add-console, effect: approve, when: { tool: [up__add] }, approval: { approver: console, timeout: 1m } }\n');
   auditDir = join(dir, 'trail');
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  gw = await startTestGateway(
-    `
-${IDENTITY_YAML}
-policy: { dir: "${dir}" }
-audit: { dir: "${auditDir}" }
-approvals:
-  keys: ["${'5'.repeat(64)}"]
-  maxPending: 10
-  maxPendingPerPrincipal: 2
-  publicUrl: ${origin}
-  console: { approvers: { groups: [approvers] } }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-    process.env,
-    { port },
-  );
-  await gw.waitUp();
+  ({ gw } = await startApprovalsGateway({
+    identity: IDENTITY_YAML,
+    policyDir: dir,
+    upstreamUrl: upstream.url,
+    key: '5'.repeat(64),
+    approvals: '  maxPending: 10\n  maxPendingPerPrincipal: 2',
+    extra: `audit: { dir: "${auditDir}" }`,
+  }));
 });
 
 afterAll(async () => {

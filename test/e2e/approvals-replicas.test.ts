@@ -1,16 +1,12 @@
 // Two gateway replicas sharing approvals through a real Redis: a call waiting on replica A
 // is approved through replica B's console API and runs on A at once; a single-use MRTR state
 // minted by A cannot be replayed on B.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CONSOLE_CSRF_HEADER, CONSOLE_CSRF_VALUE } from '../../src/approvals/console-routes.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
+import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { startRedis, type TestRedis } from '../harness/redis.ts';
-import { freePort } from '../harness/free-port.ts';
-import { APPROVER_KEY as APPROVER, approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
+import { approvalsIdentityYaml, CALLER_KEY as CALLER } from '../harness/approvals.ts';
+import { approveOnConsole, rulesDir, startApprovalsGateway } from '../harness/approvals-gateway.ts';
 
 const ELICIT = { elicitation: { form: {} } };
 
@@ -20,39 +16,25 @@ let a: TestGateway;
 let b: TestGateway;
 
 async function replica(dir: string, redisUrl: string): Promise<TestGateway> {
-  const port = await freePort();
-  return startTestGateway(
-    `
-${approvalsIdentityYaml('http://gatehouse.test/mcp')}
-policy: { dir: "${dir}" }
-approvals:
-  keys: ["${'2'.repeat(64)}"]
-  store: redis
-  redisUrl: ${redisUrl}
-  publicUrl: http://127.0.0.1:${port}
-  console: { approvers: { groups: [approvers] } }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-    process.env,
-    { port },
-  );
+  const { gw } = await startApprovalsGateway({
+    identity: approvalsIdentityYaml('http://gatehouse.test/mcp'),
+    policyDir: dir,
+    upstreamUrl: upstream.url,
+    key: '2'.repeat(64),
+    approvals: `  store: redis\n  redisUrl: ${redisUrl}`,
+  });
+  return gw;
 }
 
 beforeAll(async () => {
   redis = await startRedis();
   upstream = await startModernUpstream({ name: 'up' });
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-replicas-'));
-  writeFileSync(
-    join(dir, 'rules.yaml'),
-    `rules:
+  const dir = rulesDir('gatehouse-replicas-', `rules:
   - { id: echo-console, effect: approve, when: { tool: [up__echo] }, approval: { approver: console, timeout: 30s } }
   - { id: add-user, effect: approve, when: { tool: [up__add] }, approval: { approver: user } }
-`,
-  );
+`);
   a = await replica(dir, redis.url);
   b = await replica(dir, redis.url);
-  await Promise.all([a.waitUp(), b.waitUp()]);
 });
 
 afterAll(async () => {
@@ -64,18 +46,7 @@ afterAll(async () => {
 describe('approvals across replicas', () => {
   it('a call waiting on A runs when an approver decides on B', async () => {
     const pending = postJson(a.url, modernBody(1, 'tools/call', { name: 'up__echo', arguments: { message: 'from A' } }), modernHeaders('tools/call', 'up__echo', { 'x-api-key': CALLER }));
-    const originB = new URL(b.url).origin;
-    const id = await vi.waitUntil(async () => {
-      const list = await (await fetch(`${originB}/approvals/api/pending`, { headers: { authorization: `Bearer ${APPROVER}` } })).json();
-      return (list.approvals as { id: string; name: string }[] | undefined)?.find((p) => p.name === 'up__echo')?.id;
-    }, { timeout: 10_000, interval: 50 });
-    expect(id).toBeDefined();
-    const decided = await fetch(`${originB}/approvals/${id}/decision`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${APPROVER}`, 'content-type': 'application/json', [CONSOLE_CSRF_HEADER]: CONSOLE_CSRF_VALUE, origin: originB },
-      body: JSON.stringify({ decision: 'approve' }),
-    });
-    expect(decided.status).toBe(200);
+    expect(await approveOnConsole(new URL(b.url).origin, 'up__echo')).toBe(200);
     expect((await pending).json.result.structuredContent).toEqual({ message: 'from A' });
   });
 

@@ -5,7 +5,7 @@
 import { createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
-import { listenRecording, sendWebResponse, toWebRequest, type ListeningServer, type ReceivedRequest } from '../fixtures/http-edge.ts';
+import { serveWebHandler, type ReceivedRequest } from '../fixtures/http-edge.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
@@ -33,18 +33,7 @@ async function startDocsUpstream(received: ReceivedRequest[]): Promise<{ url: st
     }));
     return server;
   }, { legacy: 'reject', keepAliveMs: 0 });
-  const edge: ListeningServer = await listenRecording('/mcp', received, async (req, res, buffered) => {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    await sendWebResponse(res, await handler.fetch(toWebRequest(req, buffered, abort.signal)));
-  });
-  return {
-    url: edge.url,
-    async close() {
-      await handler.close();
-      await edge.close();
-    },
-  };
+  return serveWebHandler(received, handler);
 }
 
 const docsReceived: ReceivedRequest[] = [];

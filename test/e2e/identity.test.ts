@@ -4,17 +4,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
+import type { ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
-import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import { ISSUER, signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { useJwtBed } from '../harness/jwt-bed.ts';
 
 const KEY_A = 'gh_test_key_alpha_0123456789abcdef';
 const KEY_B = 'gh_test_key_bravo_0123456789abcdef';
 const sha = (k: string): string => createHash('sha256').update(k).digest('hex');
 
 let upstream: ModernUpstream;
-let jwks: JwksServer;
 let key: SigningKey;
 let gw: TestGateway;
 // The resource must be known before the port is: a fixed audience string.
@@ -25,12 +24,7 @@ async function token(claims: Record<string, unknown> = {}): Promise<string> {
   return signToken(key, { aud: resource, iat: now, exp: now + 300, scope: 'mcp:tools', ...claims });
 }
 
-useGatewayBed({
-  upstream: async () => {
-    key = await signingKey('k1');
-    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
-  },
-  config: (up) => `
+useJwtBed((up) => `
 identity:
   resource: ${resource}
   apiKeys:
@@ -44,9 +38,7 @@ identity:
   scopesSupported: [mcp:tools]
 upstreams:
   - { name: up, url: "${up.upstream.url}", headers: { Authorization: "Bearer upstream-own-token" } }
-`,
-  ready: (bed) => ({ upstream: { upstream, jwks }, gw } = bed),
-});
+`, (bed) => ({ upstream, key, gw } = bed));
 
 const listTools = (headers: Record<string, string>) => postJson(gw.url, modernBody(1, 'tools/list'), modernHeaders('tools/list', undefined, headers));
 

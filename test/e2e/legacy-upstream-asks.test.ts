@@ -9,15 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import type { TestGateway } from '../harness/gateway.ts';
-import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { useOneUpstreamBed } from '../harness/gateway-bed.ts';
 
 let upstream: LegacyUpstream;
 let gw: TestGateway;
-useGatewayBed({
-  upstream: () => startLegacyUpstream({ name: 'l', askClient: true }),
-  config: (up) => `upstreams:\n  - { name: l, url: "${up.url}" }\n`,
-  ready: (bed) => ({ upstream, gw } = bed),
-});
+useOneUpstreamBed('l', () => startLegacyUpstream({ name: 'l', askClient: true }), (bed) => ({ upstream, gw } = bed));
 
 /** The JSON-RPC responses the client POSTed to the upstream (the gateway relaying answers). */
 function answersUpstreamGot(): Array<{ id: unknown; result?: unknown; error?: { code: number; message: string } }> {

@@ -5,11 +5,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, type TestGateway } from '../harness/gateway.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import { jwtIdentityYaml, useJwtBed } from '../harness/jwt-bed.ts';
 import { openSse } from '../harness/sse-messages.ts';
-import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
 
 const RESOURCE = 'http://gatehouse.test/mcp';
 const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-token-expiry-')), 'trail');
@@ -17,22 +16,13 @@ const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-token-expiry-')), 't
 let key: SigningKey;
 let gw: TestGateway;
 
-useGatewayBed<{ upstream: ModernUpstream; jwks: JwksServer }>({
-  upstream: async () => {
-    key = await signingKey('k1');
-    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
-  },
-  config: (up) => `
-identity:
-  resource: ${RESOURCE}
-  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }
+useJwtBed((up) => `
+${jwtIdentityYaml(RESOURCE, up)}
 limits: { streamMaxLifetime: 1h }
 audit: { dir: "${auditDir}" }
 upstreams:
   - { name: up, url: "${up.upstream.url}" }
-`,
-  ready: (bed) => ({ gw } = bed),
-});
+`, (bed) => ({ key, gw } = bed));
 
 describe('stream lifetime and the token', () => {
   it('ends a listen stream when the JWT that opened it expires', async () => {

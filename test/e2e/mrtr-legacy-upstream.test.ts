@@ -10,15 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { connectModernClient } from '../fixtures/clients.ts';
 import { startLegacyUpstream, type LegacyUpstream } from '../fixtures/legacy-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
-import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { useOneUpstreamBed } from '../harness/gateway-bed.ts';
 
 let upstream: LegacyUpstream;
 let gw: TestGateway;
-useGatewayBed({
-  upstream: () => startLegacyUpstream({ name: 'l', askClient: true }),
-  config: (up) => `upstreams:\n  - { name: l, url: "${up.url}" }\n`,
-  ready: (bed) => ({ upstream, gw } = bed),
-});
+useOneUpstreamBed('l', () => startLegacyUpstream({ name: 'l', askClient: true }), (bed) => ({ upstream, gw } = bed));
 
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
 (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);

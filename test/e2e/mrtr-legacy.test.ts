@@ -6,15 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { connectLegacyClient } from '../fixtures/clients.ts';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import type { TestGateway } from '../harness/gateway.ts';
-import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { useOneUpstreamBed } from '../harness/gateway-bed.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
-useGatewayBed({
-  upstream: () => startModernUpstream({ name: 'm', askMore: true }),
-  config: (up) => `upstreams:\n  - { name: m, url: "${up.url}" }\n`,
-  ready: (bed) => ({ upstream, gw } = bed),
-});
+useOneUpstreamBed('m', () => startModernUpstream({ name: 'm', askMore: true }), (bed) => ({ upstream, gw } = bed));
 
 describe('MRTR bridged to a legacy client', () => {
   it('asks the legacy client on its stream and completes the call with its answer', async () => {

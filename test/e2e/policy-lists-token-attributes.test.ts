@@ -4,11 +4,10 @@
 // rules match on exactly those. Lists used to be cached per subject only, so the second token
 // was shown the first token's tools (docs/architecture.md §5: denied tools are absent from lists).
 import { describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { type TestGateway } from '../harness/gateway.ts';
 import { modernCall, modernList, policyDir, toolNames } from '../harness/policy-env.ts';
-import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import { signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { jwtIdentityYaml, useJwtBed } from '../harness/jwt-bed.ts';
 
 const RESOURCE = 'http://gatehouse.test/mcp';
 const POLICY = `
@@ -27,26 +26,15 @@ rules:
     when: { principal: [{ claims: { tier: gold } }], tool: up__slow }
 `;
 
-let upstream: ModernUpstream;
-let jwks: JwksServer;
 let key: SigningKey;
 let gw: TestGateway;
 
-useGatewayBed({
-  upstream: async () => {
-    key = await signingKey('k1');
-    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
-  },
-  config: (up) => `
-identity:
-  resource: ${RESOURCE}
-  jwt: { issuer: "${ISSUER}", jwksUrl: "${up.jwks.url}", algorithms: [RS256] }
+useJwtBed((up) => `
+${jwtIdentityYaml(RESOURCE, up)}
 policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
 upstreams:
   - { name: up, url: "${up.upstream.url}" }
-`,
-  ready: (bed) => ({ upstream: { upstream, jwks }, gw } = bed),
-});
+`, (bed) => ({ key, gw } = bed));
 
 async function bearer(claims: Record<string, unknown>): Promise<Record<string, string>> {
   const now = Math.floor(Date.now() / 1000);

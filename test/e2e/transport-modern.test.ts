@@ -5,16 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
-import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { useOneUpstreamBed } from '../harness/gateway-bed.ts';
 
 let upstream: ModernUpstream;
 let gw: TestGateway;
 
-useGatewayBed({
-  upstream: () => startModernUpstream(),
-  config: (up) => `upstreams:\n  - { name: up, url: "${up.url}" }\n`,
-  ready: (bed) => ({ upstream, gw } = bed),
-});
+useOneUpstreamBed('up', () => startModernUpstream(), (bed) => ({ upstream, gw } = bed));
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';

@@ -5,10 +5,9 @@
 // host passes the Host check without being listed in allowedHosts.
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
-import { ISSUER, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../identity/jwt-fixtures.ts';
-import { startAll, useGatewayBed } from '../harness/gateway-bed.ts';
+import { ISSUER, signToken, type SigningKey } from '../identity/jwt-fixtures.ts';
+import { useJwtBed } from '../harness/jwt-bed.ts';
 
 let gw: TestGateway;
 let key: SigningKey;
@@ -20,12 +19,7 @@ async function token(aud: string): Promise<string> {
   return signToken(key, { aud, iat: now, exp: now + 300, scope: 'mcp:tools' });
 }
 
-useGatewayBed({
-  upstream: async () => {
-    key = await signingKey('k1');
-    return startAll({ upstream: startModernUpstream({ name: 'up' }), jwks: startJwksServer([key.publicJwk]) });
-  },
-  config: (up: { upstream: ModernUpstream; jwks: JwksServer }) => `
+useJwtBed((up) => `
 # Host checks on: a server's own host is allowed without being listed here.
 allowedHosts: [gatehouse.test]
 identity:
@@ -37,9 +31,7 @@ upstreams:
 servers:
   - { name: team-a, tools: { include: [up__echo] } }
   - { name: hosted, path: /mcp, host: tools.localhost, prefix: none, tools: { include: [add] } }
-`,
-  ready: (bed) => ({ gw } = bed),
-});
+`, (bed) => ({ key, gw } = bed));
 
 const listOn = (url: string, headers: Record<string, string>) => postJson(url, modernBody(1, 'tools/list'), modernHeaders('tools/list', undefined, headers));
 

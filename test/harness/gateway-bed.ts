@@ -45,6 +45,11 @@ export function useGatewayBed<U extends Upstreams>(spec: GatewayBedSpec<U>): voi
   });
 }
 
+/** One upstream alone behind the gateway, configured as `name` with nothing else set. */
+export function useOneUpstreamBed<U extends Closable & { url: string }>(name: string, upstream: () => Promise<U>, ready: (bed: GatewayBed<U>) => void): void {
+  useGatewayBed({ upstream, config: (up) => `upstreams:\n  - { name: ${name}, url: "${up.url}" }\n`, ready });
+}
+
 /** One upstream of each kind behind the gateway: the modern fixture as `modern`, the legacy
  * one as `legacy`, and server-everything over stdio as `everything`. */
 export function useErasBed(ready: (bed: GatewayBed<{ modern: ModernUpstream; legacy: LegacyUpstream }>) => void): void {

@@ -2,6 +2,8 @@
 // with `auth: { type: user }`, and callers alice and bob, each with an API key of their own.
 // The gateway's port is chosen first because its publicUrl (the callback) must name it.
 import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { launchConsentBrowser, type ConsentBrowser } from './consent-browser.ts';
 import { freePort } from './free-port.ts';
 import { startTestGateway, type TestGateway } from './gateway.ts';
 import { startProtectedUpstream, type ProtectedUpstream, type ProtectedUpstreamOptions } from '../fixtures/oauth-protected-upstream.ts';
@@ -66,4 +68,26 @@ ${(o.auth ?? 'clientId: gatehouse-test').replace(/^/gm, '      ')}
       if (!o.shared) await upstream.close();
     },
   };
+}
+
+export interface ConsentBed {
+  bed: UserAuthBed;
+  browser: ConsentBrowser;
+}
+
+/** The set-up of the consent suites: before the suite, the bed and a headless browser start
+ * together and the gateway is up; after it, the browser closes, then the bed. Hooks the file
+ * registers after this call run after it is up and (to close clients) before it goes down. */
+export function useConsentBed(o: BedOptions, ready: (b: ConsentBed) => void): void {
+  let bed: UserAuthBed | undefined;
+  let browser: ConsentBrowser | undefined;
+  beforeAll(async () => {
+    [bed, browser] = await Promise.all([startUserAuthBed(o), launchConsentBrowser()]);
+    await bed.gw.waitUp();
+    ready({ bed, browser });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await bed?.close();
+  });
 }

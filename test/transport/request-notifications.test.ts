@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { modernBody, modernHeaders, postJson, type TestGateway } from '../harness/gateway.ts';
 import { SSE_HEADERS, sseEvent, startScriptedServer, type ScriptedRequest, type ScriptedServer } from '../upstream/scripted-server.ts';
-import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { useOneUpstreamBed } from '../harness/gateway-bed.ts';
 
 let upstream: ScriptedServer;
 let gw: TestGateway;
@@ -35,11 +35,7 @@ function messages(text: string): { method?: string; params?: { level?: string };
 
 const levels = (ms: ReturnType<typeof messages>) => ms.filter((m) => m.method === 'notifications/message').map((m) => m.params?.level);
 
-useGatewayBed({
-  upstream: () => startScriptedServer({ script: chatty }),
-  config: (up) => `upstreams:\n  - { name: up, url: "${up.url}" }\n`,
-  ready: (bed) => ({ upstream, gw } = bed),
-});
+useOneUpstreamBed('up', () => startScriptedServer({ script: chatty }), (bed) => ({ upstream, gw } = bed));
 
 describe('notifications about a request', () => {
   it('a 2026-07-28 client that set no logLevel gets no log messages, and no 2025-only notification', async () => {

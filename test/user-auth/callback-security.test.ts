@@ -2,24 +2,16 @@
 // changed in transit, a callback replayed, a callback opened in another browser than the one
 // that started, the attacker's own authorization code put into the victim's callback (PKCE:
 // the code was issued for the attacker's challenge), and a changed consent link.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchConsentBrowser, type ConsentBrowser, type Person } from '../harness/consent-browser.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsentBrowser, Person } from '../harness/consent-browser.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 import { connectLegacyClient } from '../fixtures/clients.ts';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 let bed: UserAuthBed;
 let browser: ConsentBrowser;
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed(), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await bed?.close();
-});
+useConsentBed({}, (b) => ({ bed, browser } = b));
 
 async function linkFor(key: string): Promise<string> {
   const c = await connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${key}` }, capabilities: { elicitation: { url: {} } } });

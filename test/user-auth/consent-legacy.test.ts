@@ -2,25 +2,17 @@
 // URL elicitation: the first call answers -32042 with the consent link; a person completes it in
 // Chromium against a real authorization server (oidc-provider); the retried call reaches the
 // upstream with that person's own token (audience and scope checked by the upstream).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser } from '../harness/consent-browser.ts';
+import type { ConsentBrowser } from '../harness/consent-browser.ts';
 import { auditRequests } from '../harness/gateway.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 
 let bed: UserAuthBed;
 let browser: ConsentBrowser;
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed({ audit: true }), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await bed?.close();
-});
+useConsentBed({ audit: true }, (b) => ({ bed, browser } = b));
 
 const client = (key: string): Promise<LegacyClient> =>
   connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${key}` }, capabilities: { elicitation: { form: {}, url: {} } } });

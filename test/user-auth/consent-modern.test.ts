@@ -4,10 +4,10 @@
 // goes through. Then two users at once, one per era, never see each other's token (the bug
 // where user A's call ran with user B's token): every call reaches the upstream with its own
 // caller's token, and each caller's list is their own.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connectLegacyClient, connectModernClient, type LegacyClient, type ModernClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser } from '../harness/consent-browser.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import type { ConsentBrowser } from '../harness/consent-browser.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -24,16 +24,11 @@ let bob: ModernClient;
 let alice: LegacyClient;
 const asked: { mode: string; url: string; message: string }[] = [];
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed(), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
+useConsentBed({}, (b) => ({ bed, browser } = b));
 
 afterAll(async () => {
   await bob?.close();
   await alice?.close();
-  await browser?.close();
-  await bed?.close();
 });
 
 const text = (r: unknown): string => (((r as { content: unknown }).content as { text: string }[])[0] as { text: string }).text;

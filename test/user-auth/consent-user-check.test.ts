@@ -9,22 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser } from '../harness/consent-browser.ts';
+import type { ConsentBrowser } from '../harness/consent-browser.ts';
 import { auditEvents } from '../harness/gateway.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import { KEYS, startUserAuthBed, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 
 let bed: UserAuthBed;
 let browser: ConsentBrowser;
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed({ audit: true }), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await bed?.close();
-});
+useConsentBed({ audit: true }, (b) => ({ bed, browser } = b));
 
 async function linkFor(b: UserAuthBed, key: string): Promise<string> {
   const c = await connectLegacyClient(b.gw.url, { headers: { authorization: `Bearer ${key}` }, capabilities: { elicitation: { url: {} } } });

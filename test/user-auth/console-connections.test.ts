@@ -3,26 +3,18 @@
 // upstream they have not connected, clicks it, consents at the authorization server
 // (oidc-provider), and their retried call then runs with their own token. They see only their
 // own connections, and disconnect from the same page; the disconnect refuses other sites.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from 'playwright-core';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser, type Person } from '../harness/consent-browser.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import type { ConsentBrowser, Person } from '../harness/consent-browser.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 
 let bed: UserAuthBed;
 let browser: ConsentBrowser;
 const pageErrors: string[] = [];
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed(), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await bed?.close();
-});
+useConsentBed({}, (b) => ({ bed, browser } = b));
 
 /** A client that declared no URL elicitation: it can only report the consent error. */
 const client = (key: string): Promise<LegacyClient> => connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${key}` } });

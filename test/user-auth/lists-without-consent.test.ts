@@ -1,23 +1,15 @@
 // `userAuth.withoutConsent: hide`: a caller who has not connected sees only the connect tool,
 // even after another user's list was fetched; once connected, their own list.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser } from '../harness/consent-browser.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import type { ConsentBrowser } from '../harness/consent-browser.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 
 let bed: UserAuthBed;
 let browser: ConsentBrowser;
 
-beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed({ userAuth: 'withoutConsent: hide' }), launchConsentBrowser()]);
-  await bed.gw.waitUp();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await bed?.close();
-});
+useConsentBed({ userAuth: 'withoutConsent: hide' }, (b) => ({ bed, browser } = b));
 
 describe('withoutConsent: hide', () => {
   it("shows a caller without a token only the connect tool, whatever others' lists hold", async () => {

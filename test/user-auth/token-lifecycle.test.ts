@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
-import { launchConsentBrowser, type ConsentBrowser, type Person } from '../harness/consent-browser.ts';
+import type { ConsentBrowser, Person } from '../harness/consent-browser.ts';
 import { useMovableClock } from '../harness/movable-clock.ts';
-import { KEYS, startUserAuthBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
+import { KEYS, useConsentBed, type UserAuthBed } from '../harness/user-auth-bed.ts';
 
 const clock = useMovableClock();
 const TTL_S = 600;
@@ -18,17 +18,15 @@ let browser: ConsentBrowser;
 let alice: LegacyClient;
 let person: Person;
 
+useConsentBed({ upstream: { accessTokenTtlS: TTL_S } }, (b) => ({ bed, browser } = b));
+
 beforeAll(async () => {
-  [bed, browser] = await Promise.all([startUserAuthBed({ upstream: { accessTokenTtlS: TTL_S } }), launchConsentBrowser()]);
-  await bed.gw.waitUp();
   alice = await connectLegacyClient(bed.gw.url, { headers: { authorization: `Bearer ${KEYS.alice}` }, capabilities: { elicitation: { url: {} } } });
   person = await browser.person(KEYS.alice);
-}, 60_000);
+});
 
 afterAll(async () => {
   await alice?.close();
-  await browser?.close();
-  await bed?.close();
 });
 
 const whoami = async (): Promise<unknown> => {
