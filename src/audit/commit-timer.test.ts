@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitTimer, FOLLOWERS_TO_WAIT, type CommitTimers, type CommitTiming } from './commit-timer.ts';
+import { CommitTimer, RECORDS_TO_WAIT, type CommitTimers, type CommitTiming } from './commit-timer.ts';
 
 /** Timers the test fires by hand: what was asked for, and when. */
 function manualTimers() {
@@ -23,10 +23,13 @@ function manualTimers() {
   };
 }
 
-function timer(timing: Partial<CommitTiming> = {}) {
+/** `coming`: what the sink reports as still to come; absent, the timer has no count. */
+function timer(timing: Partial<CommitTiming> = {}, coming?: { n: number }) {
   const t = manualTimers();
   let writes = 0;
-  const commit = new CommitTimer({ durability: 'sync', batchWindowMs: 50, groupCommitWaitMs: 1, ...timing }, () => void writes++, t.timers);
+  const write = (): void => void writes++;
+  const hooks = coming === undefined ? { write } : { write, coming: () => coming.n };
+  const commit = new CommitTimer({ durability: 'sync', batchWindowMs: 50, groupCommitWaitMs: 1, ...timing }, hooks, t.timers);
   return { commit, t, writes: () => writes };
 }
 
@@ -43,23 +46,68 @@ describe('CommitTimer', () => {
     expect(commit.armed()).toBe(false);
   });
 
-  it(`waits groupCommitWait for more records once ${FOLLOWERS_TO_WAIT} or more arrived during the previous write`, () => {
+  it(`without a count of records coming, waits groupCommitWait once ${RECORDS_TO_WAIT} or more arrived during the previous write`, () => {
     const { commit, t, writes } = timer({ groupCommitWaitMs: 3 });
-    commit.schedule(0, 0, FOLLOWERS_TO_WAIT - 1);
+    commit.schedule(0, 0, RECORDS_TO_WAIT - 1);
     t.runImmediates();
     expect(writes()).toBe(1);
-    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
-    expect(t.immediates).toHaveLength(0);
+    commit.schedule(0, 0, RECORDS_TO_WAIT);
+    // The decision is taken at the end of the turn, then the write waits.
+    t.runImmediates();
+    expect(writes()).toBe(1);
     expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
     expect(commit.waits).toBe(1);
     t.runTimeouts();
     expect(writes()).toBe(2);
   });
 
-  it('never waits with groupCommitWait 0', () => {
-    const { commit, t } = timer({ groupCommitWaitMs: 0 });
+  it(`with a count, waits when ${RECORDS_TO_WAIT} or more records are still coming, whatever arrived during the previous write`, () => {
+    const coming = { n: RECORDS_TO_WAIT };
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 3 }, coming);
+    commit.schedule(0, 0, 0);
+    t.runImmediates();
+    expect(writes()).toBe(0);
+    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
+    expect(commit.waits).toBe(1);
+    t.runTimeouts();
+    expect(writes()).toBe(1);
+  });
+
+  it('with a count, writes at the end of the turn when fewer are coming, however many arrived during the previous write', () => {
+    const coming = { n: RECORDS_TO_WAIT - 1 };
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 3 }, coming);
     commit.schedule(0, 0, 100);
-    expect(t.immediates).toHaveLength(1);
+    t.runImmediates();
+    expect(writes()).toBe(1);
+    expect(t.timeouts.size).toBe(0);
+    expect(commit.waits).toBe(0);
+  });
+
+  it('ends the wait once nothing more is coming, writing with the records of that turn', () => {
+    const coming = { n: 3 };
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 60_000 }, coming);
+    commit.schedule(0, 0, 0);
+    t.runImmediates();
+    expect(t.timeouts.size).toBe(1);
+    // A record arrives while two more are still coming: the wait goes on.
+    coming.n = 2;
+    commit.schedule(0, 0, 0);
+    expect(t.timeouts.size).toBe(1);
+    expect(t.immediates).toHaveLength(0);
+    coming.n = 0;
+    commit.schedule(0, 0, 0);
+    expect(t.timeouts.size).toBe(0);
+    expect(writes()).toBe(0);
+    t.runImmediates();
+    expect(writes()).toBe(1);
+    expect(commit.armed()).toBe(false);
+  });
+
+  it('never waits with groupCommitWait 0', () => {
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 0 }, { n: 100 });
+    commit.schedule(0, 0, 100);
+    t.runImmediates();
+    expect(writes()).toBe(1);
     expect(t.timeouts.size).toBe(0);
     expect(commit.waits).toBe(0);
   });
@@ -73,15 +121,30 @@ describe('CommitTimer', () => {
     expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([0]);
   });
 
+  it('never cuts a batch window short, even with nothing more coming', () => {
+    const coming = { n: 0 };
+    const { commit, t, writes } = timer({ durability: 'batch', batchWindowMs: 50 }, coming);
+    commit.schedule(1_000, 1_000, 0);
+    commit.schedule(1_000, 1_010, 0);
+    expect(t.immediates).toHaveLength(0);
+    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([50]);
+    t.runTimeouts();
+    expect(writes()).toBe(1);
+  });
+
   it('forgets an arranged write when cancelled, and a stale immediate does nothing', () => {
-    const { commit, t, writes } = timer({ groupCommitWaitMs: 5 });
+    const { commit, t, writes } = timer({ groupCommitWaitMs: 5 }, { n: 5 });
     commit.schedule(0, 0, 0);
     commit.cancel();
     t.runImmediates();
     expect(writes()).toBe(0);
-    commit.schedule(0, 0, 5);
+    commit.schedule(0, 0, 0);
+    t.runImmediates();
+    expect(t.timeouts.size).toBe(1);
     commit.cancel();
     expect(t.timeouts.size).toBe(0);
     expect(commit.armed()).toBe(false);
+    t.runTimeouts();
+    expect(writes()).toBe(0);
   });
 });

@@ -29,6 +29,14 @@ function lines(dir: string): Record<string, unknown>[] {
 
 const ids = (dir: string): unknown[] => lines(dir).map((l) => l['requestId']);
 
+/** Lets the event loop turn (real immediates and I/O; tests here fake only timeouts, which
+ * expect.poll would wait on) until `done` holds, for at most 5 s of the real clock. */
+async function turnsUntil(done: () => boolean): Promise<void> {
+  const until = Date.now() + 5000;
+  while (!done() && Date.now() < until) await new Promise((r) => setImmediate(r));
+  expect(done()).toBe(true);
+}
+
 /** record(), remembering when it settled. */
 function tracked(p: Promise<void>): { done: () => boolean; failed: () => unknown; settled: Promise<void> } {
   let done = false;
@@ -81,11 +89,11 @@ describe('group commit in sync mode', () => {
     fs.release();
     await first;
     // Two followers: calls overlap, so the next write waits for more instead of starting.
-    await expect.poll(() => sink.stats().commitWaits).toBe(1);
+    await turnsUntil(() => sink.stats().commitWaits === 1);
     const late = [3, 4, 5].map((i) => sink.record(requestRecord(i)));
     expect(fs.waiting()).toBe(0);
     await vi.advanceTimersByTimeAsync(5);
-    await expect.poll(() => fs.waiting()).toBe(1);
+    await turnsUntil(() => fs.waiting() === 1);
     fs.release();
     await Promise.all([...followers, ...late]);
     expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4', 'req-5']);
@@ -111,6 +119,50 @@ describe('group commit in sync mode', () => {
     fs.release();
     await single;
     expect(sink.stats()).toMatchObject({ written: 7, syncs: 7, commitWaits: 0 });
+    await sink.close();
+  });
+
+  it('with the requests under way counted, waits for their records though none arrived during a write, and writes once the last has come, not at groupCommitWait', async () => {
+    // With the clock frozen, only the last record's arrival can end the wait.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const dir = fresh('gc-coming');
+    const fs = gatedAuditFile();
+    fs.gated = false;
+    const active = { n: 3 };
+    const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
+    const first = tracked(sink.record(requestRecord(0)));
+    // Three requests under way, one record queued: two still coming, so the write waits.
+    await turnsUntil(() => sink.stats().commitWaits === 1);
+    const second = tracked(sink.record(requestRecord(1)));
+    await new Promise((r) => setImmediate(r));
+    expect(fs.asked()).toBe(0);
+    expect(sink.stats()).toMatchObject({ queueDepth: 2, written: 0 });
+    const third = sink.record(requestRecord(2));
+    await Promise.all([first.settled, second.settled, third]);
+    expect([first.done(), second.done()]).toEqual([true, true]);
+    expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2']);
+    expect(sink.stats()).toMatchObject({ written: 3, writes: 1, syncs: 1, commitWaits: 1 });
+    await sink.close();
+  });
+
+  it('with the requests under way counted, writes at once when nothing more is coming, however many arrived during the previous sync', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const dir = fresh('gc-none-coming');
+    const fs = gatedAuditFile();
+    const active = { n: 1 };
+    const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
+    const first = sink.record(requestRecord(0));
+    await turnsUntil(() => fs.waiting() === 1);
+    active.n = 6;
+    const followers = [1, 2, 3, 4, 5].map((i) => sink.record(requestRecord(i)));
+    // The first request is answered once its record is durable: the five queued are all that is under way.
+    active.n = 5;
+    fs.release();
+    await first;
+    await turnsUntil(() => fs.waiting() === 1);
+    fs.release();
+    await Promise.all(followers);
+    expect(sink.stats()).toMatchObject({ written: 6, syncs: 2, commitWaits: 0 });
     await sink.close();
   });
 

@@ -104,3 +104,35 @@ describe('audit group commit through the gateway', () => {
     expect(gap!.detail.rejected).toBeGreaterThanOrEqual(9);
   });
 });
+
+describe('audit group commit waits only for the records of requests under way', () => {
+  // A minute's groupCommitWait: a write that waited it out would outlast the test, so every
+  // reply here shows that the wait ended once nothing more was coming, or never began.
+  let patient: TestGateway;
+  const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-gc-wait-')), 'trail');
+  beforeAll(async () => {
+    patient = await startTestGateway(
+      `
+audit: { dir: "${dir}", groupCommitWait: 60s }
+upstreams:
+  - { name: up, url: "${upstream.url}" }
+`,
+      process.env,
+    );
+    await patient.waitUp();
+  });
+  afterAll(async () => {
+    await patient?.close();
+  });
+
+  const callPatient = (id: number) => postJson(patient.url, modernBody(id, 'tools/call', { name: 'up__echo', arguments: { message: `p${id}` } }), modernHeaders('tools/call', 'up__echo'));
+
+  it('answers a lone call without waiting, and 30 concurrent calls as soon as the last of their records has come', async () => {
+    const lone = await callPatient(1);
+    expect(lone.json.result.structuredContent).toEqual({ message: 'p1' });
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => callPatient(10 + i)));
+    replies.forEach((res, i) => expect(res.json.result.structuredContent).toEqual({ message: `p${10 + i}` }));
+    const records = readFileSync(join(dir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { rpcId?: number });
+    expect(records.filter((r) => r.rpcId !== undefined && r.rpcId >= 10 && r.rpcId < 40)).toHaveLength(30);
+  });
+});
