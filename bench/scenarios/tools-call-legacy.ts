@@ -125,18 +125,19 @@ export const toolsCallLegacy: Scenario = {
       const fdatasync = await measureFdatasyncCost(ctx.pinning, ctx.tmpDir);
       const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
       const gwb = summaries.find((s) => s.name === BATCH_ARM)!;
-      // The same three at a fixed, moderate rate: a quarter of what the upstream serves
-      // directly. At full speed the client's connections queue wherever the CPU is short, so
-      // latency there follows throughput; here it is what a request waits at normal load.
+      // Direct and the three Gatehouse arms at a fixed, moderate rate: a quarter of what the
+      // upstream serves directly. At full speed the client's connections queue wherever the CPU
+      // is short, so latency there follows throughput; here it is what a request waits at
+      // normal load. Issue 17's target 2 reads plain and policy + batch audit against direct.
       const rate = Math.max(50, Math.round((direct.rps * FIXED_RATE_SHARE) / 50) * 50);
       ctx.log(`  fixed rate: ${rate} req/s`);
       const paced = await runInterleaved(
         ctx.gen,
-        arms.slice(0, 3).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
+        arms.slice(0, 4).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
         { ...ctx.plan, warmupSec: 1 },
         ctx.log,
       );
-      const [pacedDirect, pacedGw, pacedGwp] = paced as [ArmSummary, ArmSummary, ArmSummary];
+      const [pacedDirect, pacedGw, pacedGwp, pacedGwb] = paced as [ArmSummary, ArmSummary, ArmSummary, ArmSummary];
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
@@ -153,8 +154,9 @@ export const toolsCallLegacy: Scenario = {
         note: `${fdatasync.appends} appends of ${fdatasync.bytesPerAppend} B in a child on the servers' CPU, same disk (bench/harness/fdatasync-cost.ts)`,
       });
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
-      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway' })) {
-        rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput` });
+      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway', [paced[3]!.name]: 'gateway' })) {
+        const added = row.label === pacedDirect.name ? '' : `; p50 ${signedMs(row.p50Ms! - pacedDirect.p50Ms)} over direct`;
+        rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput${added}` });
       }
       if (!nginx) rows.push({ label: 'nginx pass-through', note: 'skipped: nginx not installed' });
       const failures = [...summaries, ...paced].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
@@ -191,6 +193,10 @@ export const toolsCallLegacy: Scenario = {
           fixedRateP50Ratio: pacedGw.p50Ms / pacedDirect.p50Ms,
           fixedRatePolicyP99Ratio: pacedGwp.p99Ms / pacedDirect.p99Ms,
           fixedRatePolicyP50Ratio: pacedGwp.p50Ms / pacedDirect.p50Ms,
+          // Issue 17, target 2: what Gatehouse adds at p50 (ms over direct's), and p99 ÷ direct's.
+          fixedRateAddedP50Ms: pacedGw.p50Ms - pacedDirect.p50Ms,
+          fixedRateBatchAddedP50Ms: pacedGwb.p50Ms - pacedDirect.p50Ms,
+          fixedRateBatchP99Ratio: pacedGwb.p99Ms / pacedDirect.p99Ms,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
         details: [...summaries, ...paced],
@@ -200,3 +206,8 @@ export const toolsCallLegacy: Scenario = {
     }
   },
 };
+
+/** A difference in milliseconds with its sign, e.g. "+0.42 ms". */
+function signedMs(ms: number): string {
+  return `${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(2)} ms`;
+}
