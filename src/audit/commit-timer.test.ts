@@ -33,6 +33,16 @@ function timer(timing: Partial<CommitTiming> = {}, coming?: { n: number }) {
   return { commit, t, writes: () => writes };
 }
 
+/** The write arranged is decided at the end of the turn: it waits groupCommitWait (3 ms), then goes. */
+function waitsThenWrites({ commit, t, writes }: ReturnType<typeof timer>, writesBefore: number): void {
+  t.runImmediates();
+  expect(writes()).toBe(writesBefore);
+  expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
+  expect(commit.waits).toBe(1);
+  t.runTimeouts();
+  expect(writes()).toBe(writesBefore + 1);
+}
+
 describe('CommitTimer', () => {
   it('in sync mode writes at the end of the turn when nothing overlapped, once however often it is asked', () => {
     const { commit, t, writes } = timer();
@@ -52,30 +62,20 @@ describe('CommitTimer', () => {
     t.runImmediates();
     expect(writes()).toBe(1);
     commit.schedule(0, 0, RECORDS_TO_WAIT);
-    // The decision is taken at the end of the turn, then the write waits.
-    t.runImmediates();
-    expect(writes()).toBe(1);
-    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
-    expect(commit.waits).toBe(1);
-    t.runTimeouts();
-    expect(writes()).toBe(2);
+    waitsThenWrites({ commit, t, writes }, 1);
   });
 
   it(`with a count, waits when ${RECORDS_TO_WAIT} or more records are still coming, whatever arrived during the previous write`, () => {
-    const coming = { n: RECORDS_TO_WAIT };
-    const { commit, t, writes } = timer({ groupCommitWaitMs: 3 }, coming);
-    commit.schedule(0, 0, 0);
-    t.runImmediates();
-    expect(writes()).toBe(0);
-    expect([...t.timeouts.values()].map((x) => x.ms)).toEqual([3]);
-    expect(commit.waits).toBe(1);
-    t.runTimeouts();
-    expect(writes()).toBe(1);
+    const c = timer({ groupCommitWaitMs: 3 }, { n: RECORDS_TO_WAIT });
+    c.commit.schedule(0, 0, 0);
+    waitsThenWrites(c, 0);
   });
 
-  it('with a count, writes at the end of the turn when fewer are coming, however many arrived during the previous write', () => {
-    const coming = { n: RECORDS_TO_WAIT - 1 };
-    const { commit, t, writes } = timer({ groupCommitWaitMs: 3 }, coming);
+  it.each([
+    { when: 'fewer are coming, however many arrived during the previous write', waitMs: 3, coming: RECORDS_TO_WAIT - 1 },
+    { when: 'groupCommitWait is 0, however many are coming', waitMs: 0, coming: 100 },
+  ])('writes at the end of the turn without waiting when $when', ({ waitMs, coming }) => {
+    const { commit, t, writes } = timer({ groupCommitWaitMs: waitMs }, { n: coming });
     commit.schedule(0, 0, 100);
     t.runImmediates();
     expect(writes()).toBe(1);
@@ -101,15 +101,6 @@ describe('CommitTimer', () => {
     t.runImmediates();
     expect(writes()).toBe(1);
     expect(commit.armed()).toBe(false);
-  });
-
-  it('never waits with groupCommitWait 0', () => {
-    const { commit, t, writes } = timer({ groupCommitWaitMs: 0 }, { n: 100 });
-    commit.schedule(0, 0, 100);
-    t.runImmediates();
-    expect(writes()).toBe(1);
-    expect(t.timeouts.size).toBe(0);
-    expect(commit.waits).toBe(0);
   });
 
   it('in batch mode writes one window after the oldest waiting record arrived, at once when that is past', () => {
