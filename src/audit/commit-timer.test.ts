@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitTimer, RECORDS_TO_WAIT, type CommitTimers, type CommitTiming } from './commit-timer.ts';
+import { CommitTimer, FOLLOWERS_TO_WAIT, type CommitTimers, type CommitTiming } from './commit-timer.ts';
 
 /** Timers the test fires by hand: what was asked for, and when. */
 function manualTimers() {
@@ -56,27 +56,28 @@ describe('CommitTimer', () => {
     expect(commit.armed()).toBe(false);
   });
 
-  it(`without a count of records coming, waits groupCommitWait once ${RECORDS_TO_WAIT} or more arrived during the previous write`, () => {
+  it(`without a count of records coming, waits groupCommitWait once ${FOLLOWERS_TO_WAIT} or more arrived during the previous write`, () => {
     const { commit, t, writes } = timer({ groupCommitWaitMs: 3 });
-    commit.schedule(0, 0, RECORDS_TO_WAIT - 1);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT - 1);
     t.runImmediates();
     expect(writes()).toBe(1);
-    commit.schedule(0, 0, RECORDS_TO_WAIT);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
     waitsThenWrites({ commit, t, writes }, 1);
   });
 
-  it(`with a count, waits when ${RECORDS_TO_WAIT} or more records are still coming, whatever arrived during the previous write`, () => {
-    const c = timer({ groupCommitWaitMs: 3 }, { n: RECORDS_TO_WAIT });
-    c.commit.schedule(0, 0, 0);
+  it(`with a count, waits once ${FOLLOWERS_TO_WAIT} or more arrived during the previous write and one more is still coming`, () => {
+    const c = timer({ groupCommitWaitMs: 3 }, { n: 1 });
+    c.commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
     waitsThenWrites(c, 0);
   });
 
   it.each([
-    { when: 'fewer are coming, however many arrived during the previous write', waitMs: 3, coming: RECORDS_TO_WAIT - 1 },
-    { when: 'groupCommitWait is 0, however many are coming', waitMs: 0, coming: 100 },
-  ])('writes at the end of the turn without waiting when $when', ({ waitMs, coming }) => {
+    { when: 'nothing more is coming, however many arrived during the previous write', waitMs: 3, followers: 100, coming: 0 },
+    { when: 'too few arrived during the previous write, however many are coming', waitMs: 3, followers: FOLLOWERS_TO_WAIT - 1, coming: 100 },
+    { when: 'groupCommitWait is 0', waitMs: 0, followers: 100, coming: 100 },
+  ])('writes at the end of the turn without waiting when $when', ({ waitMs, followers, coming }) => {
     const { commit, t, writes } = timer({ groupCommitWaitMs: waitMs }, { n: coming });
-    commit.schedule(0, 0, 100);
+    commit.schedule(0, 0, followers);
     t.runImmediates();
     expect(writes()).toBe(1);
     expect(t.timeouts.size).toBe(0);
@@ -86,7 +87,7 @@ describe('CommitTimer', () => {
   it('ends the wait once nothing more is coming, writing with the records of that turn', () => {
     const coming = { n: 3 };
     const { commit, t, writes } = timer({ groupCommitWaitMs: 60_000 }, coming);
-    commit.schedule(0, 0, 0);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
     t.runImmediates();
     expect(t.timeouts.size).toBe(1);
     // A record arrives while two more are still coming: the wait goes on.
@@ -125,11 +126,11 @@ describe('CommitTimer', () => {
 
   it('forgets an arranged write when cancelled, and a stale immediate does nothing', () => {
     const { commit, t, writes } = timer({ groupCommitWaitMs: 5 }, { n: 5 });
-    commit.schedule(0, 0, 0);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
     commit.cancel();
     t.runImmediates();
     expect(writes()).toBe(0);
-    commit.schedule(0, 0, 0);
+    commit.schedule(0, 0, FOLLOWERS_TO_WAIT);
     t.runImmediates();
     expect(t.timeouts.size).toBe(1);
     commit.cancel();

@@ -4,24 +4,25 @@
 // decides how long the next write waits once it could start.
 //
 // `sync`: at the end of the event-loop turn (setImmediate runs after the turn's I/O
-// callbacks, so every record they produce shares the write). Then, if more records are
-// coming, the write waits up to `groupCommitWait` for them, and no longer than until the last
-// of them has arrived. "Coming" is the sink's count of requests under way whose records have
-// not reached it yet (jsonl-sink.ts), read at the end of the turn, when the callers the
-// previous write released have been answered; without such a count, the records that arrived
-// while the previous write was in flight stand in for it. A sync costs the process far more
-// CPU than a record (docs/audit.md, Durability), so under load the wait buys fewer syncs for
-// at most `groupCommitWait` of latency; a lone caller, or a write that nothing else could
-// join, never waits. (The same rule as a database's commit delay that applies only while
-// enough other transactions are open.) `batch`: up to `batchWindow` after the oldest waiting
+// callbacks, so every record they produce shares the write). But when `followers` records
+// arrived while the previous write was in flight, calls overlap and more records are likely
+// coming: the next write waits up to `groupCommitWait` for them, and no longer than until the
+// last of them has come. What is still coming is the sink's count of requests under way whose
+// records have not reached it (jsonl-sink.ts), read at the end of the turn, once the callers
+// the previous write released have been answered: with nothing coming the write goes at
+// once, and a wait ends at the end of the turn in which the count reaches 0. (A database's
+// commit delay, applied only while other transactions are open, is the same idea.) Without
+// that count, the wait runs its full length. A sync costs the process far more CPU than a
+// record (docs/audit.md, Durability), so under load the wait buys fewer syncs for at most
+// `groupCommitWait` of latency; a lone caller, calls too few to overlap, or a write that
+// nothing else could join, never wait. `batch`: up to `batchWindow` after the oldest waiting
 // record arrived, never cut short.
 //
 // Timers are the caller's: `timers` defaults to the global ones (tests inject their own).
 import type { Durability } from './audit-config.ts';
 
-/** Records that must be coming (or, without a count, have arrived during the previous write)
- * before the next write waits. */
-export const RECORDS_TO_WAIT = 2;
+/** Records that must have arrived during the previous write before the next one waits. */
+export const FOLLOWERS_TO_WAIT = 2;
 
 export interface CommitTiming {
   durability: Durability;
@@ -118,8 +119,7 @@ export class CommitTimer {
 
   #endOfTurn = (): void => {
     if (this.#pending !== 'turn') return;
-    const coming = this.#hooks.coming?.() ?? this.#followers;
-    if (coming >= RECORDS_TO_WAIT && this.#timing.groupCommitWaitMs > 0) {
+    if (this.#followers >= FOLLOWERS_TO_WAIT && this.#timing.groupCommitWaitMs > 0 && this.#hooks.coming?.() !== 0) {
       this.waits++;
       this.#arm('wait', this.#timing.groupCommitWaitMs);
       return;

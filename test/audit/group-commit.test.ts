@@ -122,26 +122,32 @@ describe('group commit in sync mode', () => {
     await sink.close();
   });
 
-  it('with the requests under way counted, waits for their records though none arrived during a write, and writes once the last has come, not at groupCommitWait', async () => {
+  it('with the requests under way counted, waits for the records still coming and writes once the last has come, not at groupCommitWait', async () => {
     // With the clock frozen, only the last record's arrival can end the wait.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const dir = fresh('gc-coming');
     const fs = gatedAuditFile();
-    fs.gated = false;
-    const active = { n: 3 };
+    const active = { n: 1 };
     const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
-    const first = tracked(sink.record(requestRecord(0)));
-    // Three requests under way, one record queued: two still coming, so the write waits.
+    const first = sink.record(requestRecord(0));
+    await turnsUntil(() => fs.waiting() === 1);
+    // Five more requests arrive; two record during the sync, three are still under way.
+    active.n = 6;
+    const followers = [1, 2].map((i) => tracked(sink.record(requestRecord(i))));
+    active.n = 5;
+    fs.gated = false;
+    fs.release();
+    await first;
     await turnsUntil(() => sink.stats().commitWaits === 1);
-    const second = tracked(sink.record(requestRecord(1)));
+    const later = [3, 4].map((i) => tracked(sink.record(requestRecord(i))));
     await new Promise((r) => setImmediate(r));
-    expect(fs.asked()).toBe(0);
-    expect(sink.stats()).toMatchObject({ queueDepth: 2, written: 0 });
-    const third = sink.record(requestRecord(2));
-    await Promise.all([first.settled, second.settled, third]);
-    expect([first.done(), second.done()]).toEqual([true, true]);
-    expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2']);
-    expect(sink.stats()).toMatchObject({ written: 3, writes: 1, syncs: 1, commitWaits: 1 });
+    // One record is still coming: nothing written, nobody released.
+    expect(fs.asked()).toBe(1);
+    expect([...followers, ...later].some((r) => r.done())).toBe(false);
+    const last = sink.record(requestRecord(5));
+    await Promise.all([...followers, ...later].map((r) => r.settled).concat(last));
+    expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4', 'req-5']);
+    expect(sink.stats()).toMatchObject({ written: 6, writes: 2, syncs: 2, commitWaits: 1 });
     await sink.close();
   });
 
