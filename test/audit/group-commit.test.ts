@@ -48,6 +48,20 @@ function tracked(p: Promise<void>): { done: () => boolean; failed: () => unknown
   return { done: () => done, failed: () => failed, settled };
 }
 
+/** A sync sink told of the requests under way (`active.n`, one at first) with a minute's
+ * groupCommitWait and the clock frozen, so only records arriving can end a wait; its first
+ * record's fdatasync is held. */
+async function countedSinkSyncing(label: string) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const dir = fresh(label);
+  const fs = gatedAuditFile();
+  const active = { n: 1 };
+  const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
+  const first = sink.record(requestRecord(0));
+  await turnsUntil(() => fs.waiting() === 1);
+  return { dir, fs, active, sink, first };
+}
+
 describe('group commit in sync mode', () => {
   it('writes every record that arrived during a sync in one write with one sync, and releases each caller only after the sync covering it', async () => {
     const dir = fresh('gc-share');
@@ -123,14 +137,7 @@ describe('group commit in sync mode', () => {
   });
 
   it('with the requests under way counted, waits for the records still coming and writes once the last has come, not at groupCommitWait', async () => {
-    // With the clock frozen, only the last record's arrival can end the wait.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const dir = fresh('gc-coming');
-    const fs = gatedAuditFile();
-    const active = { n: 1 };
-    const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
-    const first = sink.record(requestRecord(0));
-    await turnsUntil(() => fs.waiting() === 1);
+    const { dir, fs, active, sink, first } = await countedSinkSyncing('gc-coming');
     // Five more requests arrive; two record during the sync, three are still under way.
     active.n = 6;
     const followers = [1, 2].map((i) => tracked(sink.record(requestRecord(i))));
@@ -152,13 +159,7 @@ describe('group commit in sync mode', () => {
   });
 
   it('with the requests under way counted, writes at once when nothing more is coming, however many arrived during the previous sync', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const dir = fresh('gc-none-coming');
-    const fs = gatedAuditFile();
-    const active = { n: 1 };
-    const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
-    const first = sink.record(requestRecord(0));
-    await turnsUntil(() => fs.waiting() === 1);
+    const { fs, active, sink, first } = await countedSinkSyncing('gc-none-coming');
     active.n = 6;
     const followers = [1, 2, 3, 4, 5].map((i) => sink.record(requestRecord(i)));
     // The first request is answered once its record is durable: the five queued are all that is under way.

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { gatedAuditFile } from '../audit/gated-audit-file.ts';
+import { gatedAuditFile, type GatedAuditFile } from '../audit/gated-audit-file.ts';
 import { REPO_ROOT, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 
 let upstream: ModernUpstream;
@@ -18,18 +18,16 @@ const fs = gatedAuditFile();
 fs.gated = false;
 const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-gc-')), 'trail');
 
+/** A gateway in front of the fixture upstream with `audit` (YAML), its audit file opened through `file`. */
+async function auditedGateway(audit: string, file: GatedAuditFile): Promise<TestGateway> {
+  const gateway = await startTestGateway(`\naudit: ${audit}\nupstreams:\n  - { name: up, url: "${upstream.url}" }\n`, process.env, { openAuditFile: file.openFile });
+  await gateway.waitUp();
+  return gateway;
+}
+
 beforeAll(async () => {
   upstream = await startModernUpstream({ name: 'up' });
-  gw = await startTestGateway(
-    `
-audit: { dir: "${auditDir}", onFailure: closed, retryInterval: 50ms }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-    process.env,
-    { openAuditFile: fs.openFile },
-  );
-  await gw.waitUp();
+  gw = await auditedGateway(`{ dir: "${auditDir}", onFailure: closed, retryInterval: 50ms }`, fs);
 });
 
 afterAll(async () => {
@@ -113,16 +111,7 @@ describe('audit group commit waits only for the records of requests under way', 
   const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-gc-wait-')), 'trail');
   beforeAll(async () => {
     gate.gated = false;
-    patient = await startTestGateway(
-      `
-audit: { dir: "${dir}", groupCommitWait: 60s }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-      process.env,
-      { openAuditFile: gate.openFile },
-    );
-    await patient.waitUp();
+    patient = await auditedGateway(`{ dir: "${dir}", groupCommitWait: 60s }`, gate);
   });
   afterAll(async () => {
     await patient?.close();
