@@ -47,6 +47,13 @@ export const TARGETS: readonly Target[] = [
   { label: 'gateway CPU per call, API key + policy + metrics + audit batch ÷ node floor', metric: 'legacy.batchVsFloorCpu', op: '<=', threshold: 1.35, unit: '×', profile: 'tools/call+policy' },
   { label: 'gateway CPU per call, audit sync ÷ (batch arm + one fdatasync ÷ records per sync)', metric: 'legacy.syncVsBatchPlusSyncShare', op: '<=', threshold: 1, unit: '×', profile: 'tools/call+policy' },
   { label: 'audit records per fdatasync, sync, full-speed rounds', metric: 'legacy.auditRecordsPerSync', op: '>=', threshold: 4, unit: '' },
+  // Issue 17, target 2: latency at a steady load (the paced open-loop pass at a quarter of
+  // direct's throughput): what Gatehouse adds to direct's p50, plain and with API key + policy
+  // + metrics + audit `batch` (5 ms window), and p99 against direct's, for both.
+  { label: 'steady load (¼ of direct, open loop): p50 added over direct, plain', metric: 'legacy.fixedRateAddedP50Ms', op: '<=', threshold: 0.3, unit: 'ms' },
+  { label: 'steady load: p50 added over direct, API key + policy + metrics + audit batch', metric: 'legacy.fixedRateBatchAddedP50Ms', op: '<=', threshold: 0.6, unit: 'ms' },
+  { label: 'steady load: p99 ÷ direct, plain', metric: 'legacy.fixedRateP99Ratio', op: '<=', threshold: 1.3, unit: '×' },
+  { label: 'steady load: p99 ÷ direct, API key + policy + metrics + audit batch', metric: 'legacy.fixedRateBatchP99Ratio', op: '<=', threshold: 1.3, unit: '×' },
   // Issue 17, targets 3-5. "A small multiple of one result" is read as at most 4×; "keep their
   // p99" under overload as an accepted call's p99 at most 1.5× (the ceiling's own bound) its p99
   // at the same concurrency with nothing refused (closed loop at the cap), the half-capacity
@@ -153,7 +160,7 @@ export function formatReport(header: readonly string[], results: readonly Scenar
   out.push(
     table(
       ['target', 'goal', 'measured', 'result'],
-      outcomes.map((o) => [o.target.label, `${o.target.op} ${o.target.threshold} ${o.target.unit}`, o.value === undefined ? '' : `${fmt(o.value, o.target.unit === '×' ? 2 : 1)} ${o.target.unit}`, o.status]),
+      outcomes.map((o) => [o.target.label, `${o.target.op} ${o.target.threshold} ${o.target.unit}`, o.value === undefined ? '' : `${fmt(o.value, o.target.unit === '×' || (o.target.unit === 'ms' && o.target.threshold < 1) ? 2 : 1)} ${o.target.unit}`, o.status]),
       new Set([2]),
     ),
   );

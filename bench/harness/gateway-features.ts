@@ -97,12 +97,13 @@ export async function auditRecordsPerSync(port: number): Promise<number | undefi
   return Number.isFinite(ratio) ? ratio : undefined;
 }
 
-/** The gateway's audit records written and fdatasyncs so far (NaN when it has no audit). */
-export async function auditCounters(port: number): Promise<{ written: number; syncs: number }> {
+/** The gateway's audit records written, fdatasyncs, and writes that waited for records of
+ * requests under way (group commit), so far (NaN when it has no audit). */
+export async function auditCounters(port: number): Promise<{ written: number; syncs: number; waits: number }> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
   const text = res?.ok ? await res.text() : '';
   const read = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
-  return { written: read('gatehouse_audit_records_written_total'), syncs: read('gatehouse_audit_syncs_total') };
+  return { written: read('gatehouse_audit_records_written_total'), syncs: read('gatehouse_audit_syncs_total'), waits: read('gatehouse_audit_commit_waits_total') };
 }
 
 export async function servesMetrics(port: number): Promise<boolean> {

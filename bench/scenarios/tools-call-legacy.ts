@@ -21,6 +21,7 @@ import { runInterleaved, type Arm, type ArmSummary } from '../harness/ab-rounds.
 import { writeSmallPolicy } from '../harness/bench-policies.ts';
 import { API_KEY_HEADERS, auditCounters, describeObservability, describePlain, identityConfig, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
 import { measureFdatasyncCost } from '../harness/fdatasync-cost.ts';
+import { sampleInFlight } from '../harness/in-flight-sampler.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { findNginx, startNginx } from '../harness/nginx.ts';
@@ -122,21 +123,25 @@ export const toolsCallLegacy: Scenario = {
       // Records per fdatasync over the full-speed rounds alone (warm-ups included: same load).
       const countersAfter = await Promise.all([auditCounters(gwPolicy.port), auditCounters(gwBatch.port)]);
       const [syncPerSync, batchPerSync] = countersAfter.map((a, i) => (a.written - countersBefore[i]!.written) / (a.syncs - countersBefore[i]!.syncs)) as [number, number];
+      const syncWaited = (countersAfter[0]!.waits - countersBefore[0]!.waits) / (countersAfter[0]!.syncs - countersBefore[0]!.syncs);
       const fdatasync = await measureFdatasyncCost(ctx.pinning, ctx.tmpDir);
+      // Are the sync arm's connections all in flight at the gateway? (Records per fdatasync rest on it.)
+      const inFlight = await sampleInFlight(ctx.gen, arms[2]!, gwPolicy.port, ctx.plan.roundSec);
       const [direct, gw, gwp] = summaries as [ArmSummary, ArmSummary, ArmSummary];
       const gwb = summaries.find((s) => s.name === BATCH_ARM)!;
-      // The same three at a fixed, moderate rate: a quarter of what the upstream serves
-      // directly. At full speed the client's connections queue wherever the CPU is short, so
-      // latency there follows throughput; here it is what a request waits at normal load.
+      // Direct and the three Gatehouse arms at a fixed, moderate rate: a quarter of what the
+      // upstream serves directly. At full speed the client's connections queue wherever the CPU
+      // is short, so latency there follows throughput; here it is what a request waits at
+      // normal load. Issue 17's target 2 reads plain and policy + batch audit against direct.
       const rate = Math.max(50, Math.round((direct.rps * FIXED_RATE_SHARE) / 50) * 50);
       ctx.log(`  fixed rate: ${rate} req/s`);
       const paced = await runInterleaved(
         ctx.gen,
-        arms.slice(0, 3).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
+        arms.slice(0, 4).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
         { ...ctx.plan, warmupSec: 1 },
         ctx.log,
       );
-      const [pacedDirect, pacedGw, pacedGwp] = paced as [ArmSummary, ArmSummary, ArmSummary];
+      const [pacedDirect, pacedGw, pacedGwp, pacedGwb] = paced as [ArmSummary, ArmSummary, ArmSummary, ArmSummary];
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
@@ -144,7 +149,7 @@ export const toolsCallLegacy: Scenario = {
       rows.find((r) => r.label === FLOOR_ARM)!.note += '; yardstick: node:http + undici, JSON parse and id swap only, no checks (bench/harness/node-floor-server.ts)';
       rows.find((r) => r.label === RELAY_ARM)!.note += '; yardstick: bytes piped over TCP, no HTTP parsing (bench/harness/node-relay-server.ts)';
       rows[1]!.note = [rows[1]!.note, await describePlain(gateway.port)].filter(Boolean).join('; ');
-      rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}; ${syncPerSync.toFixed(1)} records per fdatasync over the full-speed rounds (${ctx.connections} connections)`;
+      rows[2]!.note = `${rows[2]!.note}; API key + ${policy.rules} rules; ${await describeObservability(observability, gwPolicy.port)}; ${syncPerSync.toFixed(1)} records per fdatasync over the full-speed rounds (${ctx.connections} connections; ${(100 * syncWaited).toFixed(0)} % of those fdatasyncs waited for records of calls under way)`;
       const batchRow = rows.find((r) => r.label === BATCH_ARM)!;
       batchRow.note = `${batchRow.note}; API key + ${policy.rules} rules; ${await describeObservability(batchObservability, gwBatch.port)}; ${batchPerSync.toFixed(1)} records per fdatasync over the full-speed rounds (${ctx.connections} connections)`;
       rows.push({
@@ -152,12 +157,18 @@ export const toolsCallLegacy: Scenario = {
         value: `${fdatasync.cpuUs.toFixed(0)} µs CPU, ${fdatasync.wallUs.toFixed(0)} µs wall`,
         note: `${fdatasync.appends} appends of ${fdatasync.bytesPerAppend} B in a child on the servers' CPU, same disk (bench/harness/fdatasync-cost.ts)`,
       });
+      rows.push({
+        label: 'requests in flight at the gateway, + policy (sync audit), full speed',
+        value: `mean ${inFlight.mean.toFixed(1)} (min ${inFlight.min}, max ${inFlight.max}) of ${ctx.connections} connections`,
+        note: `${inFlight.samples} scrapes of gatehouse_requests_in_flight every 50 ms during one extra ${ctx.plan.roundSec} s run after the rounds (bench/harness/in-flight-sampler.ts)${inFlight.failed ? `; FAILED: ${inFlight.failed}` : ''}`,
+      });
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
-      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway' })) {
-        rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput` });
+      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway', [paced[3]!.name]: 'gateway' })) {
+        const added = row.label === pacedDirect.name ? '' : `; p50 ${signedMs(row.p50Ms! - pacedDirect.p50Ms)} over direct`;
+        rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput${added}` });
       }
       if (!nginx) rows.push({ label: 'nginx pass-through', note: 'skipped: nginx not installed' });
-      const failures = [...summaries, ...paced].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      const failures = [...summaries, ...paced, ...(inFlight.failed ? [{ name: 'in-flight sampling run', failed: inFlight.failed }] : [])].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
       return {
         id: ID,
         title: this.title,
@@ -177,6 +188,8 @@ export const toolsCallLegacy: Scenario = {
           plainVsFloorCpu: (gw.cpuUsPerCall.gateway ?? Number.NaN) / (fl.cpuUsPerCall.floor ?? Number.NaN),
           batchVsFloorCpu: (gwb.cpuUsPerCall.gateway ?? Number.NaN) / (fl.cpuUsPerCall.floor ?? Number.NaN),
           auditRecordsPerSync: syncPerSync,
+          syncArmMeanInFlight: inFlight.mean,
+          syncWaitedShare: syncWaited,
           batchAuditRecordsPerSync: batchPerSync,
           fdatasyncCpuUs: fdatasync.cpuUs,
           // Sync's CPU per call over what it may cost: batch's plus one fdatasync per records-per-sync.
@@ -191,6 +204,10 @@ export const toolsCallLegacy: Scenario = {
           fixedRateP50Ratio: pacedGw.p50Ms / pacedDirect.p50Ms,
           fixedRatePolicyP99Ratio: pacedGwp.p99Ms / pacedDirect.p99Ms,
           fixedRatePolicyP50Ratio: pacedGwp.p50Ms / pacedDirect.p50Ms,
+          // Issue 17, target 2: what Gatehouse adds at p50 (ms over direct's), and p99 ÷ direct's.
+          fixedRateAddedP50Ms: pacedGw.p50Ms - pacedDirect.p50Ms,
+          fixedRateBatchAddedP50Ms: pacedGwb.p50Ms - pacedDirect.p50Ms,
+          fixedRateBatchP99Ratio: pacedGwb.p99Ms / pacedDirect.p99Ms,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
         details: [...summaries, ...paced],
@@ -200,3 +217,8 @@ export const toolsCallLegacy: Scenario = {
     }
   },
 };
+
+/** A difference in milliseconds with its sign, e.g. "+0.42 ms". */
+function signedMs(ms: number): string {
+  return `${ms >= 0 ? '+' : '−'}${Math.abs(ms).toFixed(2)} ms`;
+}

@@ -57,6 +57,7 @@ export function createGatewayMetrics(config: GatewayConfig, s: MetricSources): M
         droppedTotal: st.dropped,
         writtenTotal: st.written,
         syncsTotal: st.syncs,
+        commitWaitsTotal: st.commitWaits,
         rotationsTotal: st.rotations,
         filesDeletedTotal: st.filesDeleted,
         cutTotal: st.cut,

@@ -88,7 +88,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   // Cursors must verify on every replica that shares the session secret.
   const cursorSecret = secret ? createHmac('sha256', secret).update('gatehouse cursor v1').digest() : randomBytes(32);
   const answerBudget = new AnswerBudget(config.limits.maxInflightAnswerBytes);
-  const audit = await openAuditTrail(config.audit, { logger, ...(opts.openAuditFile ? { openFile: opts.openAuditFile } : {}) });
+  const inFlight = new InFlightRequests(() => live().config.limits);
+  const audit = await openAuditTrail(config.audit, { logger, activeRequests: () => inFlight.size(), ...(opts.openAuditFile ? { openFile: opts.openAuditFile } : {}) });
   // Notable events go to the trail too; a refused event write is logged, never thrown.
   const event = (name: EventAuditRecord['event'], detail: JsonObject): void => {
     void audit.record({ type: 'event', time: new Date().toISOString(), event: name, detail }).catch((e: unknown) => logger.error('audit event not written', { event: name, error: (e as Error).message }));
@@ -121,9 +122,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, opts: 
   const tracing = createTracing({ env: opts.env ?? process.env, serviceName: 'gatehouse', serviceVersion: GATEWAY_VERSION, logger });
   let pendingApprovals = 0;
   const sessions = new LegacySessions(secret, config.sessions.idleTimeoutMs, Date.now, limits);
-  // Counted across reloads; each reads its cap from the config serving now.
+  // Counted across reloads; each reads its cap from the config serving now (as does inFlight, made before the audit trail: group commit waits only for its requests' records).
   const connections = new ConnectionCap(() => live().config.limits.maxConnections);
-  const inFlight = new InFlightRequests(() => live().config.limits);
   metrics = createGatewayMetrics(config, { catalog, serverCatalogs: () => servers?.catalogs() ?? [], pendingApprovals: () => pendingApprovals, sessions, notifier, answerBudget, audit, logger, live, connections, inFlight });
   // With audit off nothing is recorded, so no record (digests of arguments and results) is built.
   const bodies = config.audit.enabled ? createAuditBodies(config.audit) : undefined;

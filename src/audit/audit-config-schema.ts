@@ -100,9 +100,9 @@ export const AUDIT_CONFIG_SCHEMA = {
       default: '64MiB',
     },
     groupCommitWait: defaultedDurationSchema(
-      'In sync mode, how long the next write waits for more records when at least two arrived while the previous write and fsync ran (calls overlapping): fewer fsyncs under load, at most this much more latency; a lone caller never waits. 0ms: write as soon as the previous write ends.',
-      '2ms',
-      '2ms',
+      'In sync mode, how long the next write may wait for more records when at least two arrived while the previous write and fsync ran (calls overlapping) and more are still coming from requests under way; it starts as soon as the last of those has come. Fewer fsyncs under load, at most this much more latency; a lone caller never waits. 0ms: write as soon as the previous write ends.',
+      '3ms',
+      '3ms',
     ),
     maxStringBytes: {
       description:

@@ -74,7 +74,7 @@ export const AUDIT_DEFAULTS = {
   onFailure: 'closed',
   maxQueue: 10_000,
   maxQueueBytes: '64MiB',
-  groupCommitWait: '2ms',
+  groupCommitWait: '3ms',
   maxStringBytes: '1KiB',
   body: 'digest',
 } as const;

@@ -43,5 +43,5 @@ export async function openJsonlSink(config: JsonlSinkConfig, deps: JsonlSinkDeps
     await lock.release();
     throw e;
   });
-  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now, lock);
+  return new JsonlAuditSink(config, writer, logger, deps.now ?? Date.now, lock, deps.activeRequests);
 }

@@ -5,8 +5,9 @@
 // fdatasync'ed, in both modes: a request whose record() resolved has its record on disk before
 // the response goes out. One write is in flight at a time; records arriving meanwhile all go
 // out in the next write with one fsync, their callers released together once it is on disk
-// (group commit; when the next write starts: commit-timer.ts). Strings are capped first
-// (cap-strings.ts), so no caller makes a record large.
+// (group commit; when the next write starts: commit-timer.ts, told how many records are still
+// coming from requests under way when the gateway counts them: deps.activeRequests). Strings
+// are capped first (cap-strings.ts), so no caller makes a record large.
 //
 // Bounds. At most maxQueue records and maxQueueBytes bytes wait or are being written (one
 // record larger than that still goes alone). At the bound the sink is overloaded: fail closed,
@@ -37,10 +38,7 @@ import { TimedAppender } from './timed-append.ts';
 
 export { AuditUnavailableError, type AuditUnavailableReason } from './audit-unavailable.ts';
 
-export type JsonlSinkConfig = Pick<
-  AuditConfig,
-  'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue' | 'maxStringBytes'
-> &
+export type JsonlSinkConfig = Pick<AuditConfig, 'dir' | 'file' | 'rotate' | 'durability' | 'batchWindowMs' | 'writeTimeoutMs' | 'retryIntervalMs' | 'onFailure' | 'maxQueue' | 'maxStringBytes'> &
   Partial<Pick<AuditConfig, 'groupCommitWaitMs' | 'maxQueueBytes'>>;
 
 export interface JsonlSinkDeps {
@@ -49,6 +47,8 @@ export interface JsonlSinkDeps {
   now?: () => number;
   /** Opens the audit file for appending (audit-file-writer.ts); node:fs/promises by default. */
   openFile?: OpenAuditFile;
+  /** Requests being answered now, each recording when it ends; less the records queued: those still coming. */
+  activeRequests?: () => number;
 }
 
 // The promise's own resolve and reject, not a closure per record.
@@ -82,7 +82,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
   #late: LateWrite | undefined;
   #lock: AuditDirLock | undefined;
 
-  constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number, lock?: AuditDirLock) {
+  constructor(config: JsonlSinkConfig, writer: AuditFileWriter, logger: Logger, now: () => number, lock?: AuditDirLock, activeRequests?: () => number) {
     this.#lock = lock;
     this.#config = config;
     this.#writer = writer;
@@ -92,7 +92,8 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
     this.#losses = new LossLedger({ onFailure: config.onFailure, dir: config.dir, file: config.file }, logger, now);
     this.#maxQueueBytes = config.maxQueueBytes ?? Infinity;
     const timing = { durability: config.durability, batchWindowMs: config.batchWindowMs, groupCommitWaitMs: config.groupCommitWaitMs ?? 0 };
-    this.#timer = new CommitTimer(timing, () => void this.#flush().catch(this.#flushFailed));
+    const write = (): void => void this.#flush().catch(this.#flushFailed);
+    this.#timer = new CommitTimer(timing, activeRequests === undefined ? { write } : { write, coming: () => Math.max(0, activeRequests() - this.#depth()) });
   }
 
   record(rec: AuditRecord): Promise<void> {
@@ -124,8 +125,7 @@ export class JsonlAuditSink implements MeasuredAuditTrail {
 
   stats(): AuditSinkStats {
     const oldest = this.#inFlight[0] ?? this.#queue[0];
-    const state =
-      this.#closed !== undefined ? 'closed' : this.#failure !== undefined ? 'failing' : this.#full() ? 'overloaded' : 'ok';
+    const state = this.#closed !== undefined ? 'closed' : this.#failure !== undefined ? 'failing' : this.#full() ? 'overloaded' : 'ok';
     return {
       state,
       ...this.#counts,

@@ -44,6 +44,8 @@ export interface AuditSinkStats {
   /** Durability barriers (fdatasyncs) since start, cumulative: writtenTotal ÷ syncsTotal is
    * how many records share one (group commit). */
   syncsTotal?: number;
+  /** Writes that waited for records of requests under way (audit.groupCommitWait), cumulative. */
+  commitWaitsTotal?: number;
   /** Audit file rotations, and rotated files deleted by the rotation budget, cumulative. */
   rotationsTotal?: number;
   filesDeletedTotal?: number;
@@ -218,6 +220,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     cumulative(registers, 'gatehouse_audit_rejected_total', 'Audit records refused because the sink could not write them (fail-closed mode; their calls got an error).', () => report('audit_rejected_total', auditStats)?.rejectedTotal);
     cumulative(registers, 'gatehouse_audit_write_errors_total', 'Failed audit writes and fsyncs (and failed retries while the disk stays broken).', () => report('audit_write_errors_total', auditStats)?.writeErrorsTotal);
     cumulative(registers, 'gatehouse_audit_syncs_total', 'Durability barriers (fdatasync) spent on audit records; records written ÷ this = records per sync (group commit).', () => report('audit_syncs_total', auditStats)?.syncsTotal);
+    cumulative(registers, 'gatehouse_audit_commit_waits_total', 'Audit writes that waited (up to audit.groupCommitWait) for the records of requests under way; ÷ gatehouse_audit_syncs_total is the share of syncs that waited.', () => report('audit_commit_waits_total', auditStats)?.commitWaitsTotal);
   }
   if (opts.capacity) registerCapacityMetrics(registers, opts.capacity, report);
   if (opts.processMetrics) collectDefaultMetrics({ register: registry });

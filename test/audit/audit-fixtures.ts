@@ -50,8 +50,9 @@ export function sinkConfig(dir: string, overrides: Partial<JsonlSinkConfig> = {}
   };
 }
 
-/** `openFile`: the audit file's opener (gated-audit-file.ts), the real one by default. */
-export async function openSink(dir: string, overrides: Partial<JsonlSinkConfig> = {}, deps: Pick<JsonlSinkDeps, 'openFile'> = {}) {
+/** `openFile`: the audit file's opener (gated-audit-file.ts), the real one by default;
+ * `activeRequests`: the gateway's count of requests being answered, none by default. */
+export async function openSink(dir: string, overrides: Partial<JsonlSinkConfig> = {}, deps: Pick<JsonlSinkDeps, 'openFile' | 'activeRequests'> = {}) {
   const { logger, lines } = createMemoryLogger();
   const sink = await openJsonlSink(sinkConfig(dir, overrides), { logger, ...deps });
   return { sink, logs: lines };

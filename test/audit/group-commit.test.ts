@@ -29,6 +29,14 @@ function lines(dir: string): Record<string, unknown>[] {
 
 const ids = (dir: string): unknown[] => lines(dir).map((l) => l['requestId']);
 
+/** Lets the event loop turn (real immediates and I/O; tests here fake only timeouts, which
+ * expect.poll would wait on) until `done` holds, for at most 5 s of the real clock. */
+async function turnsUntil(done: () => boolean): Promise<void> {
+  const until = Date.now() + 5000;
+  while (!done() && Date.now() < until) await new Promise((r) => setImmediate(r));
+  expect(done()).toBe(true);
+}
+
 /** record(), remembering when it settled. */
 function tracked(p: Promise<void>): { done: () => boolean; failed: () => unknown; settled: Promise<void> } {
   let done = false;
@@ -38,6 +46,20 @@ function tracked(p: Promise<void>): { done: () => boolean; failed: () => unknown
     (e: unknown) => void (failed = e),
   );
   return { done: () => done, failed: () => failed, settled };
+}
+
+/** A sync sink told of the requests under way (`active.n`, one at first) with a minute's
+ * groupCommitWait and the clock frozen, so only records arriving can end a wait; its first
+ * record's fdatasync is held. */
+async function countedSinkSyncing(label: string) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const dir = fresh(label);
+  const fs = gatedAuditFile();
+  const active = { n: 1 };
+  const { sink } = await openSink(dir, { durability: 'sync', groupCommitWaitMs: 60_000 }, { openFile: fs.openFile, activeRequests: () => active.n });
+  const first = sink.record(requestRecord(0));
+  await turnsUntil(() => fs.waiting() === 1);
+  return { dir, fs, active, sink, first };
 }
 
 describe('group commit in sync mode', () => {
@@ -81,11 +103,11 @@ describe('group commit in sync mode', () => {
     fs.release();
     await first;
     // Two followers: calls overlap, so the next write waits for more instead of starting.
-    await expect.poll(() => sink.stats().commitWaits).toBe(1);
+    await turnsUntil(() => sink.stats().commitWaits === 1);
     const late = [3, 4, 5].map((i) => sink.record(requestRecord(i)));
     expect(fs.waiting()).toBe(0);
     await vi.advanceTimersByTimeAsync(5);
-    await expect.poll(() => fs.waiting()).toBe(1);
+    await turnsUntil(() => fs.waiting() === 1);
     fs.release();
     await Promise.all([...followers, ...late]);
     expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4', 'req-5']);
@@ -111,6 +133,43 @@ describe('group commit in sync mode', () => {
     fs.release();
     await single;
     expect(sink.stats()).toMatchObject({ written: 7, syncs: 7, commitWaits: 0 });
+    await sink.close();
+  });
+
+  it('with the requests under way counted, waits for the records still coming and writes once the last has come, not at groupCommitWait', async () => {
+    const { dir, fs, active, sink, first } = await countedSinkSyncing('gc-coming');
+    // Five more requests arrive; two record during the sync, three are still under way.
+    active.n = 6;
+    const followers = [1, 2].map((i) => tracked(sink.record(requestRecord(i))));
+    active.n = 5;
+    fs.gated = false;
+    fs.release();
+    await first;
+    await turnsUntil(() => sink.stats().commitWaits === 1);
+    const later = [3, 4].map((i) => tracked(sink.record(requestRecord(i))));
+    await new Promise((r) => setImmediate(r));
+    // One record is still coming: nothing written, nobody released.
+    expect(fs.asked()).toBe(1);
+    expect([...followers, ...later].some((r) => r.done())).toBe(false);
+    const last = sink.record(requestRecord(5));
+    await Promise.all([...followers, ...later].map((r) => r.settled).concat(last));
+    expect(ids(dir)).toEqual(['req-0', 'req-1', 'req-2', 'req-3', 'req-4', 'req-5']);
+    expect(sink.stats()).toMatchObject({ written: 6, writes: 2, syncs: 2, commitWaits: 1 });
+    await sink.close();
+  });
+
+  it('with the requests under way counted, writes at once when nothing more is coming, however many arrived during the previous sync', async () => {
+    const { fs, active, sink, first } = await countedSinkSyncing('gc-none-coming');
+    active.n = 6;
+    const followers = [1, 2, 3, 4, 5].map((i) => sink.record(requestRecord(i)));
+    // The first request is answered once its record is durable: the five queued are all that is under way.
+    active.n = 5;
+    fs.release();
+    await first;
+    await turnsUntil(() => fs.waiting() === 1);
+    fs.release();
+    await Promise.all(followers);
+    expect(sink.stats()).toMatchObject({ written: 6, syncs: 2, commitWaits: 0 });
     await sink.close();
   });
 

@@ -28,7 +28,7 @@ const DEFAULT_AUDIT = {
   onFailure: 'closed',
   maxQueue: 10_000,
   maxQueueBytes: 64 * 1024 * 1024,
-  groupCommitWaitMs: 2,
+  groupCommitWaitMs: 3,
   maxStringBytes: 1024,
   record: { arguments: 'digest', results: 'digest' },
   redact: {

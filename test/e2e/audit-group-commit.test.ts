@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModernUpstream, type ModernUpstream } from '../fixtures/modern-upstream.ts';
-import { gatedAuditFile } from '../audit/gated-audit-file.ts';
+import { gatedAuditFile, type GatedAuditFile } from '../audit/gated-audit-file.ts';
 import { REPO_ROOT, modernBody, modernHeaders, postJson, startTestGateway, type TestGateway } from '../harness/gateway.ts';
 
 let upstream: ModernUpstream;
@@ -18,18 +18,16 @@ const fs = gatedAuditFile();
 fs.gated = false;
 const auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-gc-')), 'trail');
 
+/** A gateway in front of the fixture upstream with `audit` (YAML), its audit file opened through `file`. */
+async function auditedGateway(audit: string, file: GatedAuditFile): Promise<TestGateway> {
+  const gateway = await startTestGateway(`\naudit: ${audit}\nupstreams:\n  - { name: up, url: "${upstream.url}" }\n`, process.env, { openAuditFile: file.openFile });
+  await gateway.waitUp();
+  return gateway;
+}
+
 beforeAll(async () => {
   upstream = await startModernUpstream({ name: 'up' });
-  gw = await startTestGateway(
-    `
-audit: { dir: "${auditDir}", onFailure: closed, retryInterval: 50ms }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`,
-    process.env,
-    { openAuditFile: fs.openFile },
-  );
-  await gw.waitUp();
+  gw = await auditedGateway(`{ dir: "${auditDir}", onFailure: closed, retryInterval: 50ms }`, fs);
 });
 
 afterAll(async () => {
@@ -102,5 +100,52 @@ describe('audit group commit through the gateway', () => {
     const gap = lines.find((l) => l.event === 'audit_gap');
     expect(gap).toMatchObject({ detail: { reason: 'write_failed', error: 'EIO' } });
     expect(gap!.detail.rejected).toBeGreaterThanOrEqual(9);
+  });
+});
+
+describe('audit group commit waits only for the records of requests under way', () => {
+  // A minute's groupCommitWait: a write that waited it out would outlast the test, so a reply
+  // shows that the wait ended once nothing more was coming, or never began.
+  let patient: TestGateway;
+  const gate = gatedAuditFile();
+  const dir = join(mkdtempSync(join(tmpdir(), 'gatehouse-audit-gc-wait-')), 'trail');
+  beforeAll(async () => {
+    gate.gated = false;
+    patient = await auditedGateway(`{ dir: "${dir}", groupCommitWait: 60s }`, gate);
+  });
+  afterAll(async () => {
+    await patient?.close();
+  });
+
+  const callPatient = (id: number, tool = 'up__echo', args: Record<string, unknown> = { message: `p${id}` }) =>
+    postJson(patient.url, modernBody(id, 'tools/call', { name: tool, arguments: args }), modernHeaders('tools/call', tool));
+  const scrape = async (): Promise<string> => (await fetch(new URL('/metrics', patient.url))).text();
+  const waits = async (): Promise<number> => Number(/^gatehouse_audit_commit_waits_total (\d+)$/m.exec(await scrape())?.[1]);
+  /** Echo calls answered by the upstream so far: the gateway counts each just before it hands its record to the trail. */
+  const echoes = async (): Promise<number> =>
+    [...(await scrape()).matchAll(/^gatehouse_requests_total\{[^}]*tool="up__echo"[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+
+  it('answers a lone call without waiting, and ends a wait when the last call under way has recorded, long before groupCommitWait', async () => {
+    const lone = await callPatient(1);
+    expect(lone.json.result.structuredContent).toEqual({ message: 'p1' });
+    expect(await waits()).toBe(0);
+
+    // One call's fdatasync held; meanwhile three more calls are answered upstream (their
+    // records wait for the next write) and a slow one is still under way.
+    gate.gated = true;
+    const first = callPatient(10);
+    await expect.poll(() => gate.waiting()).toBe(1);
+    const quick = [11, 12, 13].map((id) => callPatient(id));
+    const slow = callPatient(14, 'up__slow', { ms: 5000 });
+    await expect.poll(echoes, { timeout: 3000 }).toBe(5);
+    gate.gated = false;
+    gate.release();
+    expect((await first).json.result.structuredContent).toEqual({ message: 'p10' });
+    // The next write waits for the slow call's record, then takes all four together.
+    const replies = await Promise.all([...quick, slow]);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(await waits()).toBe(1);
+    const records = readFileSync(join(dir, 'gatehouse-audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { rpcId?: number });
+    expect(records.filter((r) => r.rpcId !== undefined && r.rpcId >= 10).map((r) => r.rpcId).sort()).toEqual([10, 11, 12, 13, 14]);
   });
 });

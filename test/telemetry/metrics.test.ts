@@ -131,7 +131,7 @@ describe('metrics', () => {
   it('reads upstream health, pending approvals and audit sink state from callbacks at scrape time', async () => {
     let status: Record<string, boolean> = { github: true, jira: false };
     let pending = 3;
-    let audit = { lagSeconds: 0.25, droppedTotal: 0, writtenTotal: 12, syncsTotal: 4 };
+    let audit = { lagSeconds: 0.25, droppedTotal: 0, writtenTotal: 12, syncsTotal: 4, commitWaitsTotal: 3 };
     const m = createMetrics({ upstreamStatus: () => status, pendingApprovals: () => pending, auditStats: () => audit });
     let get = await scrape(m);
     expect(get('gatehouse_upstream_up', { upstream: 'github' })).toBe(1);
@@ -141,10 +141,11 @@ describe('metrics', () => {
     expect(get('gatehouse_audit_dropped_total')).toBe(0);
     expect(get('gatehouse_audit_records_written_total')).toBe(12);
     expect(get('gatehouse_audit_syncs_total')).toBe(4);
+    expect(get('gatehouse_audit_commit_waits_total')).toBe(3);
 
     status = { github: false };
     pending = 0;
-    audit = { lagSeconds: 0, droppedTotal: 7, writtenTotal: 30, syncsTotal: 5 };
+    audit = { lagSeconds: 0, droppedTotal: 7, writtenTotal: 30, syncsTotal: 5, commitWaitsTotal: 4 };
     get = await scrape(m);
     expect(get('gatehouse_upstream_up', { upstream: 'github' })).toBe(0);
     expect(get('gatehouse_upstream_up', { upstream: 'jira' })).toBeUndefined();
@@ -153,6 +154,7 @@ describe('metrics', () => {
     expect(get('gatehouse_audit_dropped_total')).toBe(7);
     expect(get('gatehouse_audit_records_written_total')).toBe(30);
     expect(get('gatehouse_audit_syncs_total')).toBe(5);
+    expect(get('gatehouse_audit_commit_waits_total')).toBe(4);
   });
 
   it('keeps serving the scrape when a callback throws: the gauge reads NaN, the counter keeps its value, a warning is logged', async () => {
@@ -170,7 +172,7 @@ describe('metrics', () => {
       },
       auditStats: () => {
         if (broken) throw new Error('sink gone');
-        return { lagSeconds: 1, droppedTotal: 5, writtenTotal: 9, syncsTotal: 3 };
+        return { lagSeconds: 1, droppedTotal: 5, writtenTotal: 9, syncsTotal: 3, commitWaitsTotal: 2 };
       },
     });
     await scrape(m);
@@ -182,6 +184,7 @@ describe('metrics', () => {
     expect(get('gatehouse_audit_dropped_total')).toBe(5);
     expect(get('gatehouse_audit_records_written_total')).toBe(9);
     expect(get('gatehouse_audit_syncs_total')).toBe(3);
+    expect(get('gatehouse_audit_commit_waits_total')).toBe(2);
     expect(lines.filter((l) => l.msg === 'metrics source failed').map((l) => l.metric)).toEqual([
       'upstream_up',
       'approvals_pending',
@@ -195,6 +198,7 @@ describe('metrics', () => {
       'audit_rejected_total',
       'audit_write_errors_total',
       'audit_syncs_total',
+      'audit_commit_waits_total',
     ]);
     expect(get('gatehouse_audit_retained_seconds')).toBeNaN();
   });
