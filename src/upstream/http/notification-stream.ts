@@ -80,10 +80,10 @@ export class NotificationStream {
     if (this.running) return;
     this.running = true;
     void this.loop()
-      .catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }))
       .finally(() => {
         this.running = false;
-      });
+      })
+      .catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
   }
 
   /** The task ids to follow changed: listen again with them, or start listening for them. */
