@@ -7,6 +7,7 @@ import { isJsonObject } from '../protocol/message.ts';
 import { type UpstreamEvent, type UpstreamIdentity, type UpstreamRequest } from './upstream.ts';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, RESERVED_META_PREFIX } from '../protocol/meta-keys.ts';
 import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../protocol/versions.ts';
+import { TASKS_EXTENSION } from '../tasks/task-shapes.ts';
 
 
 
@@ -55,6 +56,30 @@ export function discoverParams(): JsonObject {
       [META_CLIENT_INFO]: GATEWAY_CLIENT_INFO,
     },
   };
+}
+
+/** Whether the upstream advertises list-change notifications of `key` (tools, prompts, resources). */
+export function advertisesListChanged(caps: JsonObject, key: string): boolean {
+  const c = caps[key];
+  return isJsonObject(c) && c.listChanged === true;
+}
+
+/** What the gateway's own listen to a 2026-07-28 upstream asks for, whatever the transport
+ * (MCP 2026-07-28, basic/patterns/subscriptions): the list changes `caps` advertises (none
+ * when `caps` is {}), and the watched URIs and task ids. Task status needs the tasks
+ * extension declared on this very request (io.modelcontextprotocol/tasks, "Task Status
+ * Notifications"). */
+export function listenParams(caps: JsonObject, watched: { resourceSubscriptions?: string[]; taskIds?: string[] }): JsonObject {
+  const params = discoverParams();
+  if (watched.taskIds) params._meta = { ...(params._meta as JsonObject), [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } } };
+  const notifications: JsonObject = {
+    toolsListChanged: advertisesListChanged(caps, 'tools'),
+    promptsListChanged: advertisesListChanged(caps, 'prompts'),
+    resourcesListChanged: advertisesListChanged(caps, 'resources'),
+  };
+  if (watched.resourceSubscriptions) notifications.resourceSubscriptions = watched.resourceSubscriptions;
+  if (watched.taskIds) notifications.taskIds = watched.taskIds;
+  return { ...params, notifications };
 }
 
 /**

@@ -8,9 +8,7 @@ import type { Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest } from '../../protocol/message.ts';
 import { isJsonObject } from '../../protocol/message.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { discoverParams } from '../era-shape.ts';
-import { META_CLIENT_CAPABILITIES } from '../../protocol/meta-keys.ts';
-import { TASKS_EXTENSION } from '../../tasks/task-shapes.ts';
+import { advertisesListChanged as listens, listenParams } from '../era-shape.ts';
 import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from '../wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
@@ -52,11 +50,6 @@ export function watchResource(watched: Set<string>, method: string, params: Json
   const changed = method === 'resources/subscribe' ? !watched.has(uri) && watched.add(uri).has(uri) : watched.delete(uri);
   if (changed) reopen();
   return ok({});
-}
-
-function listens(caps: JsonObject, key: string): boolean {
-  const c = caps[key];
-  return isJsonObject(c) && c.listChanged === true;
 }
 
 export class NotificationStream {
@@ -138,10 +131,6 @@ export class NotificationStream {
     // No credentials now (the token endpoint is down): try again after the backoff.
     if (credentials !== undefined && !credentials.ok) return 0;
     const headers = { ...credentials?.value, ...this.opts.headers(), accept: 'text/event-stream' };
-    const watched = this.watched();
-    const listen = discoverParams();
-    // Task status needs the extension declared on this very request (extension, "Task Status Notifications").
-    if (watched.taskIds) listen._meta = { ...(listen._meta as JsonObject), [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } } };
     const res =
       era === 'legacy'
         ? await pool.request({ path, method: 'GET', headers: omit(headers, ['mcp-method', 'content-type']), signal: this.abort.signal })
@@ -154,15 +143,7 @@ export class NotificationStream {
               jsonrpc: '2.0',
               id: this.opts.taskIds ? 'gatehouse-tasks' : 'gatehouse-listen',
               method: 'subscriptions/listen',
-              params: {
-                ...listen,
-                notifications: {
-                  toolsListChanged: listens(caps, 'tools'),
-                  promptsListChanged: listens(caps, 'prompts'),
-                  resourcesListChanged: listens(caps, 'resources'),
-                  ...watched,
-                },
-              },
+              params: listenParams(caps, this.watched()),
             }),
           });
     if (res.statusCode !== 200) {

@@ -1,8 +1,8 @@
-// A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC. Its
-// stderr goes to the log; it is restarted with backoff when it dies (restart-backoff.ts) and
-// reaped when the gateway stops. A failed start (spawn-child.ts) shows in status() and is
-// retried after the backoff; requests never start a child themselves. Era: the shared probe
-// (era-probe.ts). Its requests to the client go to the one call they can belong to (tied-call.ts).
+// A stdio upstream: a supervised child process speaking newline-delimited JSON-RPC. Its stderr
+// goes to the log; it is restarted with backoff when it dies (restart-backoff.ts) and reaped when
+// the gateway stops. A failed start (spawn-child.ts) shows in status() and is retried after the
+// backoff; requests never start a child themselves. Era: the shared probe (era-probe.ts). Its requests to the client go
+// to the one call they can belong to (tied-call.ts); a 2026-07-28 one's notifications come on listens (stdio-listens.ts).
 import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { StdioUpstreamConfig } from '../../config/types.ts';
 import type { GatewayError } from '../../protocol/errors.ts';
@@ -22,6 +22,7 @@ import { LineSplitter, type OverlongLine } from './line-splitter.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 import { spawnChild } from './spawn-child.ts';
 import { StdinBatch } from './stdin-batch.ts';
+import { StdioListens } from './stdio-listens.ts';
 import { AnswerOverBudget, AnswerTooLarge, callFailure, ProcessGone, TimeoutError } from './call-failure.ts';
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 
@@ -54,6 +55,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
       for (const id of ids) this.pending.get(id)?.resolve(error);
     },
   );
+  private readonly listens = new StdioListens((m) => this.stdin.write(m), this.logger);
 
   /** `now` judges how long a child stayed up (the backoff); tests pass their own clock.
    * `budget`: the memory budget of answers in flight, shared with every other upstream. */
@@ -116,6 +118,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.setIdentity(outcome.identity);
     this.backoff.up();
     this.markUp();
+    if (outcome.kind === 'modern') this.listens.start(outcome.identity.capabilities);
   }
 
   /** Lines are bounded on both pipes: an answer by limits.maxUpstreamAnswerBytes and, with
@@ -146,6 +149,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     this.era = undefined;
     // Lines meant for the dead child never reach its successor; their calls fail below.
     this.stdin.clear();
+    this.listens.stop();
     for (const p of this.pending.values()) p.resolve(new ProcessGone(reason));
     this.pending.clear();
     this.progress.clear();
@@ -183,6 +187,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
       this.onNotification(m as JsonRpcNotification);
       return;
     }
+    if (this.listens.answered(m)) return;
     const id = typeof m.id === 'number' ? m.id : Number.NaN;
     const p = this.pending.get(id);
     if (!p) return;
@@ -207,7 +212,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   }
 
   private onNotification(n: JsonRpcNotification): void {
-    if (this.handleNotification(n)) return;
+    if (this.listens.consumed(n) || this.handleNotification(n)) return;
     const token = n.params?.progressToken;
     if (n.method === 'notifications/progress' && typeof token === 'string') {
       const p = this.pending.get(this.progress.get(token) ?? -1);
@@ -266,9 +271,15 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
 
+  /** 2026-07-28 with the tasks extension: the task ids whose status notifications to ask for. */
+  followTasks(taskIds: readonly string[]): void {
+    this.listens.followTasks(taskIds);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.restartTimer);
+    this.listens.stop();
     const child = this.child;
     if (!child || child.exitCode !== null) return;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
