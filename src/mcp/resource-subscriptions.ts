@@ -49,11 +49,10 @@ const LISTEN_PREFIX = 'listen\u0000';
 /** Upstream name + NUL + the upstream's own URI. */
 const keyOf = (upstream: string, uri: string): string => `${upstream}\u0000${uri}`;
 
-/** 2025-11-25 upstreams take resources/subscribe; 2026-07-28 HTTP ones a listen (not stdio). */
+/** 2025-11-25 upstreams take resources/subscribe; 2026-07-28 ones (HTTP or stdio) a listen. */
 export function subscribes(u: Upstream): boolean {
   const res = u.identity()?.capabilities.resources;
-  const { era, transport } = u.status();
-  return (era === 'legacy' || (era === 'modern' && transport === 'http')) && isJsonObject(res) && res.subscribe === true;
+  return u.status().era !== undefined && isJsonObject(res) && res.subscribe === true;
 }
 
 export class ResourceSubscriptions {

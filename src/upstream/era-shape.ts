@@ -8,6 +8,8 @@ import { type UpstreamEvent, type UpstreamIdentity, type UpstreamRequest } from 
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, RESERVED_META_PREFIX } from '../protocol/meta-keys.ts';
 import { LEGACY_VERSION, MODERN_VERSION, type Era } from '../protocol/versions.ts';
 import { TASKS_EXTENSION } from '../tasks/task-shapes.ts';
+import type { GatewayError } from '../protocol/errors.ts';
+import { err, ok, type Result } from '../protocol/result.ts';
 
 
 
@@ -80,6 +82,20 @@ export function listenParams(caps: JsonObject, watched: { resourceSubscriptions?
   if (watched.resourceSubscriptions) notifications.resourceSubscriptions = watched.resourceSubscriptions;
   if (watched.taskIds) notifications.taskIds = watched.taskIds;
   return { ...params, notifications };
+}
+
+/** What a 2025-11-25 client (or the gateway) asks of a resource, which 2026-07-28 asks on a listen. */
+export const WATCH_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe']);
+
+/** 2026-07-28 has no resources/subscribe: the URI joins (or leaves) `watched`, the
+ * resourceSubscriptions of the upstream's listen, which `reopen` opens again with them
+ * (README, Protocol eras: bridging). */
+export function watchResource(watched: Set<string>, method: string, params: JsonObject, reopen: () => void): Result<JsonObject, GatewayError> {
+  const uri = params.uri;
+  if (typeof uri !== 'string') return err({ kind: 'invalid_params', message: `${method} needs a string "uri"` });
+  const changed = method === 'resources/subscribe' ? !watched.has(uri) && watched.add(uri).has(uri) : watched.delete(uri);
+  if (changed) reopen();
+  return ok({});
 }
 
 /**

@@ -26,7 +26,7 @@ interface Logged {
   pid: number;
   event: 'listen' | 'cancelled' | 'ended' | 'refused';
   id: string;
-  notifications?: { toolsListChanged?: boolean; taskIds?: string[] };
+  notifications?: { toolsListChanged?: boolean; resourceSubscriptions?: string[]; taskIds?: string[] };
   declared?: boolean;
 }
 
@@ -87,11 +87,27 @@ describe('the listens of a 2026-07-28 stdio upstream', () => {
     await expect.poll(() => listensOf().length).toBeGreaterThan(0);
     expect(listensOf()[0]).toMatchObject({ notifications: { toolsListChanged: true, promptsListChanged: false, resourcesListChanged: false } });
     const sse = await listen('tools-listen', { toolsListChanged: true });
-    expect((await tool('grow')).json.result.content).toEqual([{ type: 'text', text: '6 tools' }]);
+    expect((await tool('grow')).json.result.content).toEqual([{ type: 'text', text: '7 tools' }]);
     await expect.poll(() => named(sse, 'notifications/tools/list_changed').length).toBe(1);
     expect(named(sse, 'notifications/tools/list_changed')[0].params).toEqual({ _meta: { 'io.modelcontextprotocol/subscriptionId': 'tools-listen' } });
     const names = (await rpc('tools/list', {}, {})).json.result.tools.map((t: { name: string }) => t.name);
-    expect(names).toContain('st__extra5');
+    expect(names).toContain('st__extra6');
+  });
+
+  it("ask for the resources a client subscribes to, and the process's update reaches that client's listen", async () => {
+    const note = (await rpc('resources/list', {}, {})).json.result.resources.find((r: { name: string }) => r.name === 'note');
+    expect(note).toBeDefined();
+    const sse = await listen('note-listen', { resourceSubscriptions: [note.uri] });
+    expect(sse.messages[0].params.notifications.resourceSubscriptions).toEqual([note.uri]);
+    // The list listen was opened again with the URI, and the one before it cancelled.
+    await expect.poll(() => openListens().some((l) => l.notifications?.resourceSubscriptions?.includes('mem://note') === true)).toBe(true);
+    expect(openListens().filter((l) => l.notifications?.toolsListChanged === true)).toHaveLength(1);
+    await tool('touch', { uri: 'mem://note' });
+    await expect.poll(() => named(sse, 'notifications/resources/updated').length).toBe(1);
+    expect(named(sse, 'notifications/resources/updated')[0].params).toMatchObject({ uri: note.uri, _meta: { 'io.modelcontextprotocol/subscriptionId': 'note-listen' } });
+    // The client's listen closes: the URI leaves the process's listen.
+    sse.close();
+    await expect.poll(() => openListens().some((l) => l.notifications?.resourceSubscriptions !== undefined)).toBe(false);
   });
 
   it("carry a task's status to a 2026-07-28 listen naming it, and the audit of its end says it was seen there", async () => {

@@ -9,7 +9,7 @@ import { isErrorResponse, type JsonObject, type JsonRpcRequest } from '../../pro
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { discoverParams, relayableCapabilities, shapeParams } from '../era-shape.ts';
+import { discoverParams, relayableCapabilities, shapeParams, WATCH_METHODS, watchResource } from '../era-shape.ts';
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
@@ -19,7 +19,7 @@ import { headerString, RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials, type UpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
-import { NotificationStream, WATCH_METHODS, watchResource } from './notification-stream.ts';
+import { NotificationStream } from './notification-stream.ts';
 import { answerMeaning } from './answer-meaning.ts';
 import { answerServerRequest } from '../server-request-answer.ts';
 import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';

@@ -13,8 +13,6 @@ import { readSseData, SseEventTooLarge } from './sse-reader.ts';
 import { parseWireMessage } from '../wire-message.ts';
 import type { UpstreamCredentials } from './upstream-credentials.ts';
 import type { Era } from '../../protocol/versions.ts';
-import type { GatewayError } from '../../protocol/errors.ts';
-import { err, ok, type Result } from '../../protocol/result.ts';
 
 export interface NotificationStreamOptions {
   pool: Pool;
@@ -37,20 +35,6 @@ export interface NotificationStreamOptions {
 }
 
 const MAX_BACKOFF_MS = 30_000;
-
-/** What a 2025-11-25 client (or the gateway) asks of a resource, which 2026-07-28 asks on a listen. */
-export const WATCH_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe']);
-
-/** 2026-07-28 has no resources/subscribe: the URI joins (or leaves) `watched`, the
- * resourceSubscriptions of the upstream's listen stream, which `reopen` opens again with them
- * (README, Protocol eras: bridging). */
-export function watchResource(watched: Set<string>, method: string, params: JsonObject, reopen: () => void): Result<JsonObject, GatewayError> {
-  const uri = params.uri;
-  if (typeof uri !== 'string') return err({ kind: 'invalid_params', message: `${method} needs a string "uri"` });
-  const changed = method === 'resources/subscribe' ? !watched.has(uri) && watched.add(uri).has(uri) : watched.delete(uri);
-  if (changed) reopen();
-  return ok({});
-}
 
 export class NotificationStream {
   private abort = new AbortController();

@@ -3,15 +3,18 @@
 // listen is a request left unanswered: its notifications carry its id as subscription id, and
 // it ends with its response or a `notifications/cancelled` naming it, from either side. As on
 // HTTP (notification-stream.ts), one listen asks for the list changes the process advertises
-// and another, with the tasks extension declared, for the status of the tasks followed, so
-// that following one more task, which opens that listen again, costs the first none. A listen
+// and the updates of the resources subscribed to, and another, with the tasks extension
+// declared, for the status of the tasks followed, so that following one more task, which
+// opens that listen again, costs the first none. A listen
 // the process ends is opened again after a backoff; one it refuses as an unknown method is
 // not. The process keeps no subscription state: after a restart, start() asks again.
 import type { JsonObject, JsonRpcNotification, JsonRpcResponse } from '../../protocol/message.ts';
 import { isErrorResponse, isJsonObject } from '../../protocol/message.ts';
 import { META_SUBSCRIPTION_ID } from '../../protocol/meta-keys.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import { advertisesListChanged, listenParams } from '../era-shape.ts';
+import type { GatewayError } from '../../protocol/errors.ts';
+import type { Result } from '../../protocol/result.ts';
+import { advertisesListChanged, listenParams, WATCH_METHODS, watchResource } from '../era-shape.ts';
 
 type Kind = 'lists' | 'tasks';
 
@@ -28,6 +31,7 @@ export class StdioListens {
   private readonly open = new Map<Kind, Open>();
   private caps: JsonObject | undefined;
   private followed: readonly string[] = [];
+  private readonly watched = new Set<string>();
   private serial = 0;
 
   /** `write`: a line to the process now running (false when none runs). */
@@ -40,7 +44,7 @@ export class StdioListens {
   start(caps: JsonObject): void {
     this.stop();
     this.caps = caps;
-    if (['tools', 'prompts', 'resources'].some((k) => advertisesListChanged(caps, k))) this.listen('lists');
+    if (wantsLists(caps)) this.listen('lists');
     if (this.followed.length > 0) this.listen('tasks');
   }
 
@@ -57,6 +61,20 @@ export class StdioListens {
     if (this.caps === undefined) return;
     this.cancel('tasks');
     if (taskIds.length > 0) this.listen('tasks');
+  }
+
+  /** resources/subscribe and resources/unsubscribe, which 2026-07-28 asks on a listen: the
+   * URI joins or leaves the list listen's resourceSubscriptions, and that listen is opened again. */
+  watches(method: string): boolean {
+    return WATCH_METHODS.has(method);
+  }
+
+  watch(method: string, params: JsonObject): Result<JsonObject, GatewayError> {
+    return watchResource(this.watched, method, params, () => {
+      if (this.caps === undefined || !wantsLists(this.caps)) return;
+      this.cancel('lists');
+      this.listen('lists');
+    });
   }
 
   /** A response to one of the listens (the process ended it): true when it was one. */
@@ -101,7 +119,8 @@ export class StdioListens {
     const caps = this.caps;
     if (caps === undefined) return;
     const id = `gatehouse-${kind}-${++this.serial}`;
-    const params = kind === 'lists' ? listenParams(caps, {}) : listenParams({}, { taskIds: [...this.followed] });
+    const uris = [...this.watched];
+    const params = kind === 'lists' ? listenParams(caps, uris.length > 0 ? { resourceSubscriptions: uris } : {}) : listenParams({}, { taskIds: [...this.followed] });
     this.open.set(kind, { id, backoff });
     this.write({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
   }
@@ -123,4 +142,11 @@ export class StdioListens {
       if (this.open.get(kind) === o) this.listen(kind, backoff);
     }, o.backoff).unref();
   }
+}
+
+/** The list listen is for the list changes the process advertises and the resources it lets
+ * the gateway subscribe to. */
+function wantsLists(caps: JsonObject): boolean {
+  const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
+  return subscribable || ['tools', 'prompts', 'resources'].some((k) => advertisesListChanged(caps, k));
 }

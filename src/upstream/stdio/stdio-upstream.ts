@@ -263,6 +263,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     // Clients hear that it is not running; why (the command, the spawn error) is for the log
     // and /readyz (lastError), as for HTTP upstreams (failure-text.ts).
     if (!era) return err({ kind: 'upstream_unavailable', upstream: this.name, reason: 'not running' });
+    if (era === 'modern' && this.listens.watches(req.method)) return this.listens.watch(req.method, req.params);
     const params = shapeParams(req, era);
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
@@ -272,9 +273,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
   }
 
   /** 2026-07-28 with the tasks extension: the task ids whose status notifications to ask for. */
-  followTasks(taskIds: readonly string[]): void {
-    this.listens.followTasks(taskIds);
-  }
+  followTasks = (taskIds: readonly string[]): void => this.listens.followTasks(taskIds);
 
   async close(): Promise<void> {
     this.closed = true;
