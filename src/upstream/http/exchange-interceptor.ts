@@ -25,8 +25,12 @@ export function composeExchange(interceptors: readonly ExchangeInterceptor[], ex
   return interceptors.reduceRight<Exchange>((next, intercept) => intercept(next), exchange);
 }
 
-/** The configured timeout, unless the request brings its own. */
+/** The configured timeout, unless the request brings its own. The input is the one the
+ * connection built for this exchange (upstream-connection.ts), so it is completed in place. */
 export function timeoutInterceptor(timeoutMs: number | undefined): ExchangeInterceptor {
   if (timeoutMs === undefined) return (next) => next;
-  return (next) => (input) => next(input.timeoutMs === undefined ? { ...input, timeoutMs } : input);
+  return (next) => (input) => {
+    if (input.timeoutMs === undefined) input.timeoutMs = timeoutMs;
+    return next(input);
+  };
 }

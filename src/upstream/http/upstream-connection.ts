@@ -60,7 +60,9 @@ export class UpstreamConnection {
   /** One exchange through the connection's interceptors, its answer bounded by
    * limits.maxUpstreamAnswerBytes. */
   post(input: PostInput): Promise<Sent> {
-    return this.send({ pool: this.pool, path: this.path, maxAnswerBytes: this.maxAnswerBytes, ...input, ...(this.budget ? { budget: this.budget } : {}) });
+    const full: ExchangeInput = { pool: this.pool, path: this.path, maxAnswerBytes: this.maxAnswerBytes, ...input };
+    if (this.budget) full.budget = this.budget;
+    return this.send(full);
   }
 
   /** Best effort, bounded: nothing waits for the answer. */
