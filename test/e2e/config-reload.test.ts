@@ -125,7 +125,8 @@ describe('gatehouse serve reloads its whole config', () => {
     await expect.poll(() => logged(TOLD).length, { timeout: 10_000 }).toBe(1);
     // Two listeners of three were told: alice's listen stream and her session's GET stream.
     expect(logged(TOLD)[0]).toMatchObject({ listeners: 3, told: 2 });
-    expect(changes(alice)).toEqual([{ jsonrpc: '2.0', method: LIST_CHANGED, params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' } } }]);
+    // Told means written: the bytes reach the listeners' sockets at the end of the gateway's turn.
+    await expect.poll(() => changes(alice), { timeout: 5000 }).toEqual([{ jsonrpc: '2.0', method: LIST_CHANGED, params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'alice-listen' } } }]);
     await expect.poll(() => aliceLegacySeen.length, { message: 'alice legacy list_changed', timeout: 5000 }).toBe(1);
     expect(changes(bob)).toEqual([]);
     expect(toolNames(await modernList(mcp, ALICE))).toContain('extra__echo');

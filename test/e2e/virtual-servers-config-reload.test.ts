@@ -118,8 +118,9 @@ describe('a config reload with virtual servers', () => {
     expect(logged('config reloaded')[1]).toMatchObject({ upstreams: { changed: ['other'] } });
     await expect.poll(() => logged(TOLD).length, { timeout: 10_000 }).toBe(2);
     expect(logged(TOLD)[1]).toMatchObject({ listeners: 4, told: 2 });
-    expect(changes(onDefault)).toHaveLength(1);
-    expect(changes(onOthers)).toEqual([{ jsonrpc: '2.0', method: LIST_CHANGED, params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'others-listen' } } }]);
+    // Told means written: the bytes reach the listeners' sockets at the end of the gateway's turn.
+    await expect.poll(() => changes(onDefault), { timeout: 5000 }).toHaveLength(1);
+    await expect.poll(() => changes(onOthers), { timeout: 5000 }).toEqual([{ jsonrpc: '2.0', method: LIST_CHANGED, params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'others-listen' } } }]);
     expect([changes(onTeam), teamLegacySeen]).toEqual([[], []]);
     expect(toolNames(await modernList(`${base}/others`, ALICE))).toContain('other__tool_1');
     expect((await modernCall(`${base}/others`, ALICE, 'other__echo', { message: 'bigger' })).json.result.structuredContent).toEqual({ message: 'bigger' });
@@ -136,7 +137,7 @@ describe('a config reload with virtual servers', () => {
     await expect.poll(() => logged(TOLD).length, { timeout: 10_000 }).toBe(3);
     // Of the three still open, the team's two streams were told; the default endpoint's view is the same.
     expect(logged(TOLD)[2]).toMatchObject({ told: 2 });
-    expect(changes(onTeam)).toHaveLength(1);
+    await expect.poll(() => changes(onTeam), { timeout: 5000 }).toHaveLength(1);
     await expect.poll(() => teamLegacySeen.length, { timeout: 5000 }).toBe(1);
     expect(changes(onDefault)).toHaveLength(1);
     expect(toolNames(await modernList(`${base}/team`, ALICE))).toEqual(['up__echo', 'up__add', 'up__slow']);
