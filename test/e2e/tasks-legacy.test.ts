@@ -10,17 +10,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
-import { startTaskUpstream, type TaskUpstream } from '../fixtures/task-upstream.ts';
-import { auditEvents, auditRequests, startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, IDENTITY_YAML, policyDir } from '../harness/policy-env.ts';
+import type { TaskUpstream } from '../fixtures/task-upstream.ts';
+import { CORE_TASKS, startCoreTaskBed, type CoreTaskBed } from '../harness/core-task-bed.ts';
+import { auditEvents, auditRequests, type TestGateway } from '../harness/gateway.ts';
+import { ALICE, policyDir } from '../harness/policy-env.ts';
 
 const POLICY = `
 rules:
   - { id: everyone, effect: allow, when: { tool: "up__*" } }
   - { id: no-guest-jobs, effect: deny, when: { principal: [{ groups: [guests] }], tool: "up__job" } }
 `;
-const TASKS = { tasks: { list: {}, cancel: {} } };
-
+let bed: CoreTaskBed;
 let upstream: TaskUpstream;
 let gw: TestGateway;
 let alice: LegacyClient;
@@ -28,24 +28,16 @@ let bob: LegacyClient;
 let plain: LegacyClient;
 
 beforeAll(async () => {
-  upstream = await startTaskUpstream();
-  gw = await startTestGateway(`
-${IDENTITY_YAML}
+  bed = await startCoreTaskBed(`
 policy: { dir: "${policyDir({ '10-rules.yaml': POLICY })}", watch: false }
-audit: { dir: "${join(mkdtempSync(join(tmpdir(), 'gatehouse-tasks-')), 'trail')}" }
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-  alice = await connectLegacyClient(gw.url, { capabilities: TASKS, headers: ALICE });
-  bob = await connectLegacyClient(gw.url, { capabilities: TASKS, headers: BOB });
+audit: { dir: "${join(mkdtempSync(join(tmpdir(), 'gatehouse-tasks-')), 'trail')}" }`);
+  ({ upstream, gw, alice, bob } = bed);
   plain = await connectLegacyClient(gw.url, { headers: ALICE });
 });
 
 afterAll(async () => {
-  await Promise.all([alice?.close(), bob?.close(), plain?.close()]);
-  await gw?.close();
-  await upstream?.close();
+  await plain?.close();
+  await bed?.close();
 });
 
 const startJob = (client: LegacyClient, label: string) =>
@@ -144,7 +136,7 @@ describe('legacy client, legacy upstream: core tasks', () => {
     const seen: { taskId: string; status: string }[] = [];
     const streams = () => auditEvents(gw).filter((e) => e.event === 'stream_opened').length;
     const before = streams();
-    const watcher = await connectLegacyClient(gw.url, { capabilities: TASKS, headers: ALICE });
+    const watcher = await connectLegacyClient(gw.url, { capabilities: CORE_TASKS, headers: ALICE });
     try {
       const { TaskStatusNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
       watcher.setNotificationHandler(TaskStatusNotificationSchema, (n) => void seen.push({ taskId: n.params.taskId, status: n.params.status }));
@@ -159,7 +151,7 @@ describe('legacy client, legacy upstream: core tasks', () => {
   });
 
   it("relays the question a task asks on the tasks/result stream to the client's own tasks/result stream, naming the task by its gateway id", async () => {
-    const asker = await connectLegacyClient(gw.url, { capabilities: { ...TASKS, elicitation: {} }, headers: ALICE });
+    const asker = await connectLegacyClient(gw.url, { capabilities: { ...CORE_TASKS, elicitation: {} }, headers: ALICE });
     try {
       const asked: Record<string, unknown>[] = [];
       asker.setRequestHandler(ElicitRequestSchema, async (r) => {

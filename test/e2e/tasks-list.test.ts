@@ -4,30 +4,18 @@
 // cursor bound to the caller, reading a bounded number of upstream pages for each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateTaskResultSchema, ListTasksResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectLegacyClient, type LegacyClient } from '../fixtures/clients.ts';
-import { startTaskUpstream, type TaskUpstream } from '../fixtures/task-upstream.ts';
-import { startTestGateway, type TestGateway } from '../harness/gateway.ts';
-import { ALICE, BOB, IDENTITY_YAML } from '../harness/policy-env.ts';
+import type { LegacyClient } from '../fixtures/clients.ts';
+import { startCoreTaskBed, type CoreTaskBed } from '../harness/core-task-bed.ts';
 
-const TASKS = { tasks: { list: {}, cancel: {} } };
-
-let upstream: TaskUpstream;
-let gw: TestGateway;
+let bed: CoreTaskBed;
 let alice: LegacyClient;
 let bob: LegacyClient;
 const mine: string[] = [];
 const theirs: string[] = [];
 
 beforeAll(async () => {
-  upstream = await startTaskUpstream();
-  gw = await startTestGateway(`
-${IDENTITY_YAML}
-upstreams:
-  - { name: up, url: "${upstream.url}" }
-`);
-  await gw.waitUp();
-  alice = await connectLegacyClient(gw.url, { capabilities: TASKS, headers: ALICE });
-  bob = await connectLegacyClient(gw.url, { capabilities: TASKS, headers: BOB });
+  bed = await startCoreTaskBed();
+  ({ alice, bob } = bed);
   const job = (c: LegacyClient, label: string) => c.request({ method: 'tools/call', params: { name: 'up__quick_job', arguments: { label }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
   // Interleaved, so that every upstream page holds both callers' tasks.
   for (let i = 0; i < 45; i++) {
@@ -37,13 +25,11 @@ upstreams:
 });
 
 afterAll(async () => {
-  await Promise.all([alice?.close(), bob?.close()]);
-  await gw?.close();
-  await upstream?.close();
+  await bed?.close();
 });
 
 const listPage = (c: LegacyClient, cursor?: string) => c.request({ method: 'tasks/list', params: cursor === undefined ? {} : { cursor } }, ListTasksResultSchema);
-const upstreamLists = () => upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tasks/list').length;
+const upstreamLists = () => bed.upstream.received.filter((r) => (r.body as { method?: string } | undefined)?.method === 'tasks/list').length;
 
 describe('tasks/list through the gateway', () => {
   it("pages over the caller's own tasks only, each once, reading a bounded number of upstream pages per page", async () => {
