@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../telemetry/logger.ts';
 import { composeExchange, timeoutInterceptor, type Exchange, type ExchangeInterceptor, type Sent } from './exchange-interceptor.ts';
 import type { ExchangeInput } from './http-exchange.ts';
+import { ResponseHeaders } from './raw-response.ts';
 import { resendInterceptor } from './resend-interceptor.ts';
 
 const input = (method: string, extra: Partial<ExchangeInput> = {}): ExchangeInput => ({ pool: undefined as never, path: '/mcp', headers: {}, body: { jsonrpc: '2.0', id: 1, method }, ...extra });
 const lost: Sent = { kind: 'network_error', error: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), responded: false };
-const answered: Sent = { kind: 'accepted', status: 202, headers: {} };
+const answered: Sent = { kind: 'accepted', status: 202, headers: ResponseHeaders.EMPTY };
 
 function scripted(outcomes: Sent[]): Exchange & { seen: ExchangeInput[] } {
   const seen: ExchangeInput[] = [];

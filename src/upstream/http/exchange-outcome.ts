@@ -1,11 +1,11 @@
 // What one JSON-RPC exchange with an HTTP upstream is given (http-exchange.ts) and what it can
 // come to: the answer, or the way it failed, each of which http-upstream.ts and
 // answer-meaning.ts turn into the gateway's result.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Pool } from 'undici';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/message.ts';
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { ResultRelay } from '../../protocol/result-relay.ts';
+import type { ResponseHeaders } from './raw-response.ts';
 
 export interface ExchangeInput {
   pool: Pool;
@@ -32,9 +32,9 @@ export interface ExchangeInput {
 }
 
 export type ExchangeOutcome =
-  | { kind: 'response'; status: number; headers: IncomingHttpHeaders; message: JsonRpcResponse }
-  | { kind: 'accepted'; status: number; headers: IncomingHttpHeaders }
-  | { kind: 'http_error'; status: number; headers: IncomingHttpHeaders; bodyText: string; message?: JsonRpcResponse }
+  | { kind: 'response'; status: number; headers: ResponseHeaders; message: JsonRpcResponse }
+  | { kind: 'accepted'; status: number; headers: ResponseHeaders }
+  | { kind: 'http_error'; status: number; headers: ResponseHeaders; bodyText: string; message?: JsonRpcResponse }
   /** `responded`: a status line had arrived (the stream broke later), so the upstream saw the request. */
   | { kind: 'network_error'; error: Error; responded: boolean }
   | { kind: 'timeout' }

@@ -10,24 +10,26 @@
 // Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
 // event and the response) is parsed in one pass with no stream, async iterator or extra
-// promise per call. The timeout and the caller's signal abort the request directly, without
-// an AbortController per call. Retries are the caller's business (http-upstream.ts), with one
-// exception that is part of the exchange itself: a `resumable` (2025-11-25) stream that the
-// upstream ends before the response, after giving its events ids, is resumed with a GET
-// carrying Last-Event-ID once the upstream's `retry` has passed (MCP 2025-11-25,
-// basic/transports (resumability and redelivery)), at most MAX_RESUMES times, within the
-// exchange's own timeout.
-import type { IncomingHttpHeaders } from 'node:http';
+// promise per call. It takes undici's raw callbacks (onConnect; onHeaders with the wire's
+// name/value pairs, read lazily: raw-response.ts; onData returning false to pause), the
+// form undici's client calls: given the controller-style ones, undici would wrap each request
+// in an adapter that turns every header and trailer into an object. The timeout and the
+// caller's signal abort the request directly, without an AbortController per call. Retries
+// are the caller's business (http-upstream.ts), except one that is part of the exchange: a
+// `resumable` (2025-11-25) stream that the upstream ends before the response, after giving
+// its events ids, is resumed with a GET carrying Last-Event-ID once the upstream's `retry` has
+// passed (MCP 2025-11-25, basic/transports (resumability and redelivery)), at most
+// MAX_RESUMES times, within the exchange's own timeout.
 import type { Dispatcher } from 'undici';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../../protocol/message.ts';
 import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
-import { decodeChunk, MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
+import { MAX_EVENT_LENGTH, SseParser } from './sse-reader.ts';
 import { isResponseTo, parseWireMessage } from '../wire-message.ts';
 import type { AnswerMeter } from '../../limits/answer-budget.ts';
 import { RELAY_FROM_BYTES, RelayedBody } from './relayed-body.ts';
 import { SseRelayTap, type TapStep } from './sse-relay-tap.ts';
 import { BodyText } from './body-text.ts';
-import { headerString } from './request-headers.ts';
+import { RequestControl, ResponseHeaders } from './raw-response.ts';
 
 export type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 
@@ -55,18 +57,17 @@ export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
 
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   private readonly id: RequestId | undefined;
-  private controller: Dispatcher.DispatchController | undefined;
+  private readonly wire = new RequestControl();
   private settled = false;
   private reading: Reading = 'headers';
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
+  private headers = ResponseHeaders.EMPTY;
   private readonly text = new BodyText();
   private size = 0;
   private sse: SseParser | undefined;
   /** A relayed JSON body, or the tap before the SSE parser (relayed-body.ts, sse-relay-tap.ts). */
   private body: RelayedBody | undefined;
   private tap: SseRelayTap | undefined;
-  private decoder: TextDecoder | undefined;
   private timer: NodeJS.Timeout | undefined;
   private resumes = 0;
   private primed = false;
@@ -92,55 +93,58 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.stop({ kind: 'timeout' }, new DOMException('upstream timeout', 'TimeoutError')), timeoutMs);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  onConnect(abort: (reason?: Error) => void): void {
+    this.wire.connected(abort);
     // Settled while queued in the pool (timeout, caller gone): never send it.
-    if (this.settled && this.reading !== 'drain') controller.abort(new DOMException('exchange already settled', 'AbortError'));
+    if (this.settled && this.reading !== 'drain') abort(new DOMException('exchange already settled', 'AbortError'));
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
-    if (status < 200) return;
+  onHeaders(status: number, raw: Buffer[], resume: () => void): boolean {
+    if (status < 200) return true;
     this.status = status;
-    this.headers = headers;
-    const length = Number(headerString(headers['content-length']) || Number.NaN);
+    this.wire.responding(resume);
+    const headers = (this.headers = new ResponseHeaders(raw));
+    const length = Number(headers.get('content-length') || Number.NaN);
     if (status === 202 || (status < 300 && this.id === undefined)) this.reading = 'accepted';
     else if (status >= 300) this.reading = 'error';
-    else if (EVENT_STREAM.test(headerString(headers['content-type']))) {
+    else if (EVENT_STREAM.test(headers.get('content-type') ?? '')) {
       this.reading = 'sse';
-      this.decoder = new TextDecoder();
       this.sse = new SseParser((data) => this.onEvent(data), this.maxAnswer);
       if (this.input.relay && this.id !== undefined) this.tap = new SseRelayTap((b) => this.toParser(b), () => this.newBody(undefined), this.maxAnswer);
     } else if (this.input.relay && status === 200 && this.id !== undefined && this.resumes === 0 && !(length < RELAY_FROM_BYTES)) {
       this.reading = 'relay';
       this.body = this.newBody(length);
     } else this.reading = 'json';
+    return this.wire.reading;
   }
 
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
+    this.read(chunk);
+    return this.wire.reading;
+  }
+
+  private read(chunk: Buffer): void {
     switch (this.reading) {
       case 'sse':
-        if (this.meter && this.tap?.committed !== true && !this.meter.charge(chunk.length)) return this.overBudget();
+        if (this.meter && this.tap?.committed !== true && !this.meter.charge(chunk.length)) return this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
         if (this.tap) return this.tapped(this.tap.push(chunk));
-        if (!this.sse!.push(decodeChunk(this.decoder!, chunk))) this.tooLarge(this.maxAnswer);
+        if (!this.sse!.pushBytes(chunk)) this.tooLarge(this.maxAnswer);
         return;
       case 'relay':
-        if (this.meter && !this.body!.committed && !this.meter.charge(chunk.length)) return this.overBudget();
+        if (this.meter && !this.body!.committed && !this.meter.charge(chunk.length)) return this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
         this.size += chunk.length;
         return this.size > this.maxAnswer ? this.tooLarge(this.maxAnswer) : this.tapped(this.body!.push(chunk));
       case 'json':
       case 'error':
         if (this.reading === 'error' && this.size >= MAX_ERROR_BODY) return;
-        if (this.meter && !this.meter.charge(chunk.length)) return this.overBudget();
+        if (this.meter && !this.meter.charge(chunk.length)) return this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
         this.size += chunk.length;
         if (this.size > this.maxAnswer) return this.tooLarge(this.maxAnswer);
         this.text.push(chunk, this.reading === 'json');
-        return;
-      default:
-        return;
     }
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.settled) return this.settle(undefined);
     // A resumed stream the upstream will not give: the call was already processed, so it
     // fails as a lost stream (never as a lost session, which would send it again).
@@ -153,7 +157,6 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       case 'sse':
         if (this.tap) this.tapped(this.tap.end());
         if (this.settled) return this.settle(undefined);
-        this.sse!.push(this.decoder!.decode());
         this.sse!.end();
         this.lastEventId = this.sse!.lastEventId ?? this.lastEventId;
         this.retryMs = this.sse!.retryMs ?? this.retryMs;
@@ -174,7 +177,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     this.settle(this.settled ? undefined : { kind: 'network_error', error, responded: this.status !== 0 });
   }
 
@@ -207,12 +210,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const { relay, maxJsonDepth } = this.input.relay!;
     const stop = (): void => this.stop({ kind: 'aborted' }, new DOMException('client gone during the relay', 'AbortError'));
     const known = length !== undefined && Number.isFinite(length) ? length : undefined;
-    return new RelayedBody({ relay, id: this.id!, maxJsonDepth, length: known, pause: () => this.controller?.pause(), resume: () => this.controller?.resume(), abandon: stop });
+    return new RelayedBody({ relay, id: this.id!, maxJsonDepth, length: known, pause: () => this.wire.pause(), resume: () => this.wire.resume(), abandon: stop });
   }
 
   /** Lines of an SSE answer the tap does not relay: to the parser, as before. */
   private toParser(bytes: Buffer): void {
-    if (this.reading === 'sse' && !this.sse!.push(decodeChunk(this.decoder!, bytes))) this.tooLarge(this.maxAnswer);
+    if (this.reading === 'sse' && !this.sse!.pushBytes(bytes)) this.tooLarge(this.maxAnswer);
   }
 
   /** What a relay made of a chunk. Relayed bytes are the client's socket's to hold, not the answer budget's. */
@@ -253,12 +256,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settle({ kind: 'http_error', status, headers, bodyText });
   }
 
-  /** The answers in flight hold the whole budget: this one stops here, like one too large. */
-  private overBudget(): void {
-    this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
-  }
-
-  /** The answer will not fit: stop reading and close the connection (the rest is never read). */
+  /** The answer will not fit (or, `over_budget`, the answers in flight hold the whole shared
+   * budget): stop reading and close the connection (the rest is never read). */
   private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
     this.text.clear();
     this.sse = undefined;
@@ -272,7 +271,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private drain(): void {
     this.reading = 'drain';
     this.sse = undefined;
-    this.timer = setTimeout(() => this.controller?.abort(new Error('stream kept open after the response')), DRAIN_TIMEOUT_MS);
+    this.timer = setTimeout(() => this.wire.abort(new Error('stream kept open after the response')), DRAIN_TIMEOUT_MS);
     this.timer.unref();
   }
 
@@ -280,7 +279,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private stop(outcome: ExchangeOutcome, reason: unknown): void {
     if (this.settled) return;
     this.settle(outcome);
-    this.controller?.abort(reason instanceof Error ? reason : new DOMException('exchange stopped', 'AbortError'));
+    this.wire.abort(reason instanceof Error ? reason : new DOMException('exchange stopped', 'AbortError'));
   }
 
   /** Resolves once; later calls (undefined: the response was already handed over, the

@@ -8,14 +8,14 @@ import type { GatewayError } from '../../protocol/errors.ts';
 import { isErrorResponse, type JsonObject, type JsonRpcRequest } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { Logger } from '../../telemetry/logger.ts';
-import type { IncomingHttpHeaders } from 'node:http';
+import { ResponseHeaders } from './raw-response.ts';
 import { discoverParams, relayableCapabilities, shapeParams, WATCH_METHODS, watchResource } from '../era-shape.ts';
 import type { ClientChannel } from '../../protocol/client-channel.ts';
 import { probeEra } from '../era-probe.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { isLostConnection } from './connection-loss.ts';
 import { FailureText, reasonOf, type Unanswered } from './failure-text.ts';
-import { headerString, RequestHeaders } from './request-headers.ts';
+import { RequestHeaders } from './request-headers.ts';
 import { createUpstreamCredentials, type UpstreamCredentials } from './upstream-credentials.ts';
 import { UpstreamConnection } from './upstream-connection.ts';
 import { UpstreamBase } from '../upstream-base.ts';
@@ -118,7 +118,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
 
   /** The shared era probe (era-probe.ts) over this upstream's HTTP connection. */
   private async probe(): Promise<Result<Era, GatewayError>> {
-    let initHeaders: IncomingHttpHeaders = {};
+    let initHeaders = ResponseHeaders.EMPTY;
     const outcome = await probeEra<Unanswered | { credentials: string }>(async (method, params) => {
       const o = await this.link.post({
         headers: this.headers.for(method === 'initialize' ? 'legacy' : 'modern', method),
@@ -154,8 +154,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     }
   }
 
-  private async startLegacySession(identity: UpstreamIdentity, result: JsonObject, headers: IncomingHttpHeaders): Promise<Result<Era, GatewayError>> {
-    this.setSession(headerString(headers['mcp-session-id']) || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
+  private async startLegacySession(identity: UpstreamIdentity, result: JsonObject, headers: ResponseHeaders): Promise<Result<Era, GatewayError>> {
+    this.setSession(headers.get('mcp-session-id') || undefined, typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined);
     this.era = 'legacy';
     this.setIdentity(identity);
     await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });

@@ -72,8 +72,3 @@ export class RequestHeaders {
     return h;
   }
 }
-
-/** A response header's value as one string (the first, when it came more than once). */
-export function headerString(v: string | string[] | undefined): string {
-  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseData, SseEventTooLarge, SseParser } from './sse-reader.ts';
+import { readSseData, SseEventTooLarge, SseParser, Utf8Chunks } from './sse-reader.ts';
 
 async function collect(chunks: (string | Uint8Array)[], max?: number): Promise<string[]> {
   async function* gen() {
@@ -154,5 +154,45 @@ describe('SseParser: the fields a resumption needs', () => {
     const p = new SseParser(() => undefined);
     p.push('id: ok\nidentity: no\nretryx: 9\nid: a\0b\n\n');
     expect([p.lastEventId, p.retryMs]).toEqual(['ok', undefined]);
+  });
+});
+
+describe('Utf8Chunks: bytes to text as the streaming decoder would give it', () => {
+  const decodeAll = (chunks: Buffer[]): string => {
+    const d = new Utf8Chunks();
+    return chunks.map((c) => d.decode(c)).join('') + d.end();
+  };
+  const text = 'data: {"text":"Grüße, 東京 🚀"}\n\n';
+  const bytes = Buffer.from(text);
+
+  it('gives the same text however the bytes are cut, a character split across chunks included', () => {
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(decodeAll([bytes.subarray(0, cut), bytes.subarray(cut)])).toBe(text);
+    }
+    const oneByOne = [...bytes].map((b) => Buffer.from([b]));
+    expect(decodeAll(oneByOne)).toBe(text);
+  });
+
+  it('drops a byte order mark that opens the stream and keeps a U+FEFF that opens a later chunk', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(decodeAll([Buffer.concat([bom, Buffer.from('data: a\n\n')])])).toBe('data: a\n\n');
+    expect(decodeAll([bom.subarray(0, 2), Buffer.concat([bom.subarray(2), Buffer.from('x')])])).toBe('x');
+    expect(decodeAll([Buffer.from('data: a'), Buffer.concat([bom, Buffer.from('b\n\n')])])).toBe('data: a\ufeffb\n\n');
+    expect(decodeAll([Buffer.from('data: a'), Buffer.concat([bom, Buffer.from('é')]), Buffer.from('\n')])).toBe('data: a\ufeffé\n');
+  });
+
+  it('ends a stream cut inside a character with U+FFFD, as the decoder does', () => {
+    expect(decodeAll([Buffer.from('ok'), bytes.subarray(0, bytes.indexOf(0xc3) + 1)])).toBe(`ok${text.slice(0, text.indexOf('ü'))}\ufffd`);
+    expect(decodeAll([Buffer.from([0xff, 0x41])])).toBe('\ufffdA');
+  });
+
+  it('feeds the parser bytes through pushBytes, a split character carried to the event', () => {
+    const got: string[] = [];
+    const p = new SseParser((d) => got.push(d));
+    const at = bytes.indexOf(0xf0) + 2;
+    p.pushBytes(bytes.subarray(0, at));
+    p.pushBytes(bytes.subarray(at));
+    p.end();
+    expect(got).toEqual(['{"text":"Grüße, 東京 🚀"}']);
   });
 });

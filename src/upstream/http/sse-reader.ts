@@ -45,6 +45,7 @@ export class SseParser {
   /** Characters of the unfinished line (in `pieces`). */
   private pending = 0;
   private tooLarge = false;
+  private utf8: Utf8Chunks | undefined;
   /** The last `id` field seen (WHATWG: the last event ID buffer); undefined until one comes. */
   lastEventId: string | undefined;
   /** The last valid `retry` field, in milliseconds. */
@@ -92,7 +93,13 @@ export class SseParser {
   }
 
   /** End of stream. Lenient: a last event without its blank line is still delivered. */
+  /** `push` for bytes: UTF-8, a character split across chunks carried over (Utf8Chunks). */
+  pushBytes(chunk: Uint8Array): boolean {
+    return this.push((this.utf8 ??= new Utf8Chunks()).decode(chunk));
+  }
+
   end(): void {
+    if (this.utf8 !== undefined) this.push(this.utf8.end());
     if (this.tooLarge) return;
     const pieces = this.pieces;
     this.pieces = undefined;
@@ -183,24 +190,55 @@ function fieldValue(buf: string, start: number, end: number, name: string): stri
   return buf.slice(v, end);
 }
 
-/** Decodes UTF-8 chunks for a parser; a character split across chunks is carried over. */
-export function decodeChunk(decoder: TextDecoder, chunk: Uint8Array | string): string {
-  return typeof chunk === 'string' ? chunk : decoder.decode(chunk, STREAM);
+/**
+ * UTF-8 chunks to text for a parser, a character split across chunks carried over. A chunk
+ * that ends on an ASCII byte, with nothing carried from the one before, ends on a whole
+ * character and decodes on its own; only a stream that splits a character (or opens with a
+ * byte order mark, which decoding drops: WHATWG Encoding, UTF-8 decode) needs the streaming
+ * decoder, made then. The usual answer is one ASCII chunk: no decoder at all.
+ */
+export class Utf8Chunks {
+  private decoder: TextDecoder | undefined;
+  private carrying = false;
+  private started = false;
+
+  decode(chunk: Uint8Array | string): string {
+    if (typeof chunk === 'string') return chunk;
+    const n = chunk.length;
+    if (n === 0) return '';
+    const first = !this.started;
+    this.started = true;
+    const last = chunk[n - 1]!;
+    if (!this.carrying && last < 0x80 && !(first && chunk[0] === 0xef)) {
+      return (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, n)).toString('utf8');
+    }
+    // Made after the stream's start, it must keep a U+FEFF that opens a later chunk.
+    this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: !first });
+    this.carrying = last >= 0x80;
+    return this.decoder.decode(chunk, STREAM);
+  }
+
+  /** The stream ended: what was left of a split character (as U+FFFD). */
+  end(): string {
+    if (!this.carrying) return '';
+    this.carrying = false;
+    return this.decoder!.decode();
+  }
 }
 
 /** The data of each event of a stream of chunks, as it arrives. Throws when an event goes
  * over `maxEventLength`: the stream is then read no further. */
 export async function* readSseData(chunks: AsyncIterable<Uint8Array | string>, maxEventLength = MAX_EVENT_LENGTH): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
+  const decoder = new Utf8Chunks();
   const ready: string[] = [];
   const parser = new SseParser((d) => ready.push(d), maxEventLength);
   for await (const chunk of chunks) {
-    const fits = parser.push(decodeChunk(decoder, chunk));
+    const fits = parser.push(decoder.decode(chunk));
     for (let i = 0; i < ready.length; i++) yield ready[i]!;
     ready.length = 0;
     if (!fits) throw new SseEventTooLarge(maxEventLength);
   }
-  parser.push(decoder.decode());
+  parser.push(decoder.end());
   parser.end();
   yield* ready;
 }
