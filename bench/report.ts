@@ -37,7 +37,7 @@ export const TARGETS: readonly Target[] = [
   // Issue 12: the restructured pipeline costs no more CPU per call than the revision before it
   // (`--only baseline --baseline DIR`: the median over rounds of this checkout's CPU per call ÷
   // that checkout's in the same round; "no regression" read as within 5 %).
-  { label: 'gateway CPU per call, plain ÷ the --baseline checkout (no regression)', metric: 'baseline.plainVsBaselineCpu', op: '<=', threshold: 1.05, unit: '×' },
+  { label: 'gateway CPU per call, plain ÷ the --baseline checkout, side by side (no regression)', metric: 'baseline.plainVsBaselineCpu', op: '<=', threshold: 1.05, unit: '×' },
   // Issue 17, target 1, each against a yardstick of the same run: the node floor (the least a
   // Node.js MCP proxy does), and for sync audit the batch arm plus the CPU of one write +
   // fdatasync on this disk (bench/harness/fdatasync-cost.ts) divided by sync's records per

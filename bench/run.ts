@@ -74,6 +74,8 @@ async function runScenario(s: Scenario, ctx: ScenarioContext): Promise<ScenarioR
   try {
     return await s.run(ctx);
   } catch (e) {
+    // Where it broke, for whoever reads the log; the report keeps the message.
+    ctx.log(`   ${e instanceof Error ? e.stack : String(e)}`);
     return { id: s.id, title: s.title, rows: [], metrics: {}, failed: `scenario error: ${(e as Error).message}` };
   } finally {
     ctx.log(`   (${((Date.now() - started) / 1000).toFixed(1)} s)`);

@@ -52,11 +52,7 @@ async function measure(gen: LoadGenerator, arm: Arm, durationSec: number): Promi
 }
 
 export async function runInterleaved(gen: LoadGenerator, arms: readonly Arm[], plan: RoundPlan, log: (msg: string) => void): Promise<ArmSummary[]> {
-  const failed = new Map<string, string>();
-  const note = (arm: Arm, r: LoadResult): void => {
-    const why = runFailure(r);
-    if (why && !failed.has(arm.name)) failed.set(arm.name, why);
-  };
+  const { failed, note } = failures();
   for (const arm of arms) {
     const warm = await measure(gen, arm, plan.warmupSec);
     note(arm, warm.load);
@@ -67,22 +63,60 @@ export async function runInterleaved(gen: LoadGenerator, arms: readonly Arm[], p
       const res = await measure(gen, arm, plan.roundSec);
       note(arm, res.load);
       rounds.get(arm.name)!.push(res);
-      log(`  round ${r}/${plan.rounds} ${arm.name.padEnd(24)} ${res.load.rps.toFixed(0).padStart(6)} req/s  p50 ${res.load.latencyMs.p50.toFixed(2)} ms  p99 ${res.load.latencyMs.p99.toFixed(2)} ms${runFailure(res.load) ? '  FAILED' : ''}`);
+      log(roundLine(`round ${r}/${plan.rounds}`, arm, res.load));
     }
   }
-  return arms.map((arm) => {
-    const rs = rounds.get(arm.name)!;
-    const labels = Object.keys(arm.cpuPids ?? {});
-    const failure = failed.get(arm.name);
-    return {
-      name: arm.name,
-      ...(failure ? { failed: failure } : {}),
-      rounds: rs,
-      rps: median(rs.map((x) => x.load.rps)),
-      p50Ms: median(rs.map((x) => x.load.latencyMs.p50)),
-      p99Ms: median(rs.map((x) => x.load.latencyMs.p99)),
-      cpuUsPerCall: Object.fromEntries(labels.map((l) => [l, median(rs.map((x) => x.cpuUsPerCall[l] ?? Number.NaN))])),
-      loadgenCpuShare: median(rs.map((x) => x.loadgenCpuShare)),
-    };
-  });
+  return arms.map((arm) => summary(arm, rounds.get(arm.name)!, failed.get(arm.name)));
+}
+
+/** The first failed run of each arm marks it FAILED. */
+function failures(): { failed: Map<string, string>; note: (arm: Arm, r: LoadResult) => void } {
+  const failed = new Map<string, string>();
+  const note = (arm: Arm, r: LoadResult): void => {
+    const why = runFailure(r);
+    if (why && !failed.has(arm.name)) failed.set(arm.name, why);
+  };
+  return { failed, note };
+}
+
+function roundLine(label: string, arm: Arm, load: LoadResult): string {
+  return `  ${label} ${arm.name.padEnd(24)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.latencyMs.p50.toFixed(2)} ms  p99 ${load.latencyMs.p99.toFixed(2)} ms${runFailure(load) ? '  FAILED' : ''}`;
+}
+
+function summary(arm: Arm, rs: ArmRound[], failure: string | undefined): ArmSummary {
+  const labels = Object.keys(arm.cpuPids ?? {});
+  return {
+    name: arm.name,
+    ...(failure ? { failed: failure } : {}),
+    rounds: rs,
+    rps: median(rs.map((x) => x.load.rps)),
+    p50Ms: median(rs.map((x) => x.load.latencyMs.p50)),
+    p99Ms: median(rs.map((x) => x.load.latencyMs.p99)),
+    cpuUsPerCall: Object.fromEntries(labels.map((l) => [l, median(rs.map((x) => x.cpuUsPerCall[l] ?? Number.NaN))])),
+    loadgenCpuShare: median(rs.map((x) => x.loadgenCpuShare)),
+  };
+}
+
+/**
+ * The arms at the same time, each driven by its own load generator: every round, all arms run
+ * for the same seconds side by side, so whatever else the machine does in that window (other
+ * tenants, a GC in the upstream they share) lands on them together. Their CPU per call in one
+ * round is then measured under the same conditions, where interleaved rounds seconds apart
+ * can catch the machine in different moods. Each arm gets `gens[i]`.
+ */
+export async function runSimultaneous(gens: readonly LoadGenerator[], arms: readonly Arm[], plan: RoundPlan, log: (msg: string) => void): Promise<ArmSummary[]> {
+  if (gens.length < arms.length) throw new Error(`runSimultaneous: ${arms.length} arms need as many load generators, got ${gens.length}`);
+  const { failed, note } = failures();
+  const together = (sec: number): Promise<ArmRound[]> => Promise.all(arms.map((arm, i) => measure(gens[i]!, arm, sec)));
+  (await together(plan.warmupSec)).forEach((w, i) => note(arms[i]!, w.load));
+  const rounds = arms.map((): ArmRound[] => []);
+  for (let r = 1; r <= plan.rounds; r++) {
+    const res = await together(plan.roundSec);
+    res.forEach((x, i) => {
+      note(arms[i]!, x.load);
+      rounds[i]!.push(x);
+      log(roundLine(`together ${r}/${plan.rounds}`, arms[i]!, x.load));
+    });
+  }
+  return arms.map((arm, i) => summary(arm, rounds[i]!, failed.get(arm.name)));
 }

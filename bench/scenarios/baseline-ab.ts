@@ -6,7 +6,8 @@
 // is the result. On a shared machine the arms' absolute CPU per call swings by tens of per
 // cent from run to run, while the ratio of neighbouring rounds holds steadier. Without
 // --baseline the scenario is skipped.
-import { runInterleaved, type Arm } from '../harness/ab-rounds.ts';
+import { runInterleaved, runSimultaneous, type Arm, type ArmSummary } from '../harness/ab-rounds.ts';
+import { LoadGenerator } from '../harness/load-generator.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { median } from '../harness/statistics.ts';
@@ -39,17 +40,29 @@ export const baselineAb: Scenario = {
       const arms = [await arm('gatehouse (this checkout)', current), await arm(`gatehouse at the baseline (${ctx.baseline.revision})`, before)];
       const plan = { ...ctx.plan, rounds: Math.max(ctx.plan.rounds, MIN_ROUNDS) };
       const [now, then] = await runInterleaved(ctx.gen, arms, plan, ctx.log);
-      const ratios = now!.rounds.map((r, i) => (r.cpuUsPerCall.gateway ?? Number.NaN) / (then!.rounds[i]!.cpuUsPerCall.gateway ?? Number.NaN));
+      const second = LoadGenerator.start(ctx.pinning);
+      stoppers.push(() => second.close());
+      const [nowTogether, thenTogether] = await runSimultaneous([ctx.gen, second], arms, plan, ctx.log);
+      const ratiosOf = (a: ArmSummary, b: ArmSummary): number[] => a.rounds.map((r, i) => (r.cpuUsPerCall.gateway ?? Number.NaN) / (b.rounds[i]!.cpuUsPerCall.gateway ?? Number.NaN));
+      const ratios = ratiosOf(nowTogether!, thenTogether!);
+      const interleaved = ratiosOf(now!, then!);
       const rows = armRows([now!, then!], { [now!.name]: 'gateway', [then!.name]: 'gateway' });
-      rows.push({ label: 'CPU per call, this ÷ baseline, per round', value: ratios.map((r) => r.toFixed(2)).join(' '), note: `median ${median(ratios).toFixed(2)} over ${ratios.length} rounds; baseline ${ctx.baseline.dir}` });
-      const failures = [now!, then!].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
+      rows.push({ label: 'CPU per call, this ÷ baseline, interleaved rounds', value: interleaved.map((r) => r.toFixed(2)).join(' '), note: `median ${median(interleaved).toFixed(2)} over ${interleaved.length} rounds` });
+      rows.push(...armRows([nowTogether!, thenTogether!], { [nowTogether!.name]: 'gateway', [thenTogether!.name]: 'gateway' }).map((r) => ({ ...r, label: `${r.label} (side by side)` })));
+      rows.push({ label: 'CPU per call, this ÷ baseline, side-by-side rounds', value: ratios.map((r) => r.toFixed(2)).join(' '), note: `median ${median(ratios).toFixed(2)} over ${ratios.length} rounds; baseline ${ctx.baseline.dir}` });
+      const failures = [now!, then!, nowTogether!, thenTogether!].filter((s) => s.failed).map((s) => `${s.name}: ${s.failed}`);
       return {
         id: ID,
         title: this.title,
         rows,
-        metrics: { plainVsBaselineCpu: median(ratios), cpuUsPerCall: now!.cpuUsPerCall.gateway ?? Number.NaN, baselineCpuUsPerCall: then!.cpuUsPerCall.gateway ?? Number.NaN },
+        metrics: {
+          plainVsBaselineCpu: median(ratios),
+          interleavedVsBaselineCpu: median(interleaved),
+          cpuUsPerCall: nowTogether!.cpuUsPerCall.gateway ?? Number.NaN,
+          baselineCpuUsPerCall: thenTogether!.cpuUsPerCall.gateway ?? Number.NaN,
+        },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
-        details: [now, then],
+        details: [now, then, nowTogether, thenTogether],
       };
     } finally {
       await stopAll(stoppers);

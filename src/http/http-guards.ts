@@ -89,21 +89,33 @@ function isLoopbackName(name: string): boolean {
  * checked against DNS rebinding, and the MCP headers that route and check a request
  * (MCP 2026-07-28, basic/transports/streamable-http, request headers) are each one value.
  */
-const SINGLETON_HEADERS = new Set([
+const SINGLETON_HEADERS = [
   'authorization', 'x-api-key', 'host', 'content-type', 'origin',
   'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name',
-]);
+];
+/** Each singleton's bit: what a request carried is one integer, not a Set per request. */
+const SINGLETON_BIT: ReadonlyMap<string, number> = new Map(SINGLETON_HEADERS.map((name, i) => [name, 1 << i]));
 const PARAM_HEADER_PREFIX = 'mcp-param-';
 
 /** `raw` is Node's flat name/value list, as received: repeats are still there. */
 export function checkSingletonHeaders(raw: readonly string[]): Result<void, GatewayError> {
-  let seen: Set<string> | undefined;
+  let seen = 0;
+  let params: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (!SINGLETON_HEADERS.has(name) && !name.startsWith(PARAM_HEADER_PREFIX)) continue;
-    seen ??= new Set();
-    if (seen.has(name)) return err({ kind: 'invalid_request', message: `the ${raw[i]!.slice(0, 64)} header must appear once` });
-    seen.add(name);
+    const bit = SINGLETON_BIT.get(name);
+    if (bit !== undefined) {
+      if ((seen & bit) !== 0) return repeated(raw[i]!);
+      seen |= bit;
+    } else if (name.startsWith(PARAM_HEADER_PREFIX)) {
+      params ??= new Set();
+      if (params.has(name)) return repeated(raw[i]!);
+      params.add(name);
+    }
   }
   return ok(undefined);
+}
+
+function repeated(name: string): Result<void, GatewayError> {
+  return err({ kind: 'invalid_request', message: `the ${name.slice(0, 64)} header must appear once` });
 }

@@ -30,6 +30,12 @@ export interface HttpRequest {
   onAbort(fn: () => void): void;
   /** Calls `fn` once when the response is over: sent whole, or its client gone. */
   onDone(fn: () => void): void;
+  /** Keeps a place (request-caps.ts) until the request is answered: `release` runs once its
+   * reply is handed over, or, for a call answered as a stream, once that stream is done. */
+  holdUntilAnswered(release: () => void): void;
+  /** The reply was handed over (or the request failed): the places held go back. Called once,
+   * by whoever writes the reply (listener.ts). */
+  answered(reply: HttpReply | undefined): void;
   /** The connection the request came on (the connection cap marks the ones past it). */
   readonly socket: Socket;
 }
@@ -50,6 +56,8 @@ export type HttpReply = TextReply | SseStream | RelayReply;
  * because callers pass it around unbound as a HeaderLookup. */
 class NodeHttpRequest implements HttpRequest, HeaderReader {
   readonly header: (name: string) => string | undefined;
+  /** At most one per cap (overall, per principal): no array for one. */
+  private holds: (() => void) | (() => void)[] | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -88,6 +96,24 @@ class NodeHttpRequest implements HttpRequest, HeaderReader {
 
   get socket(): Socket {
     return this.req.socket;
+  }
+
+  holdUntilAnswered(release: () => void): void {
+    const h = this.holds;
+    this.holds = h === undefined ? release : Array.isArray(h) ? [...h, release] : [h, release];
+  }
+
+  answered(reply: HttpReply | undefined): void {
+    const h = this.holds;
+    if (h === undefined) return;
+    this.holds = undefined;
+    // A call's stream (not a lasting notification stream, which has its own cap) or a relayed
+    // result is still being answered after it is handed over.
+    const streaming = (reply instanceof SseStream && !reply.lasting) || reply instanceof RelayReply;
+    for (const release of Array.isArray(h) ? h : [h]) {
+      if (streaming) this.onDone(release);
+      else release();
+    }
   }
 
   onDone(fn: () => void): void {
@@ -129,15 +155,25 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Resul
   // its body sits in the stream's buffer: take it in one read, with no listeners or promise.
   // Also when its client has gone since: the request arrived whole, and whether it runs must
   // not depend on how long authentication took (in 2025-11-25 a disconnect is no cancel).
-  if (req.complete && !req.readableFlowing && req.listenerCount('data') === 0) {
-    const buffered: Buffer | null = req.read();
-    if (buffered === null) return ok('');
-    if (buffered.length > limit) return err({ kind: 'body_too_large', limit });
-    return ok(buffered.toString('utf8'));
-  }
+  const whole = buffered(req, limit);
+  if (whole !== undefined) return whole;
   // Gone before its end, and before this read began (say, while it was authenticated): 'close'
   // has fired already, so waiting for it would wait forever.
   if (req.destroyed) return err(BODY_ENDED_EARLY);
+  return streamed(req, limit, timeoutMs);
+}
+
+/** The whole body, when it has all arrived and nobody reads the stream. */
+function buffered(req: IncomingMessage, limit: number): Result<string, GatewayError> | undefined {
+  if (!req.complete || req.readableFlowing || req.listenerCount('data') !== 0) return undefined;
+  const buffered: Buffer | null = req.read();
+  if (buffered === null) return ok('');
+  if (buffered.length > limit) return err({ kind: 'body_too_large', limit });
+  return ok(buffered.toString('utf8'));
+}
+
+/** A body still arriving: read as it comes, within the limit and the deadline. */
+function streamed(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Result<string, GatewayError>> {
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     let total = 0;

@@ -194,9 +194,16 @@ export function buildListener(deps: AppDeps): RequestListener {
       void rest(req, res).catch((e: unknown) => failed(res, e));
       return;
     }
-    mcp(nodeRequest(req, res)).then(
-      (reply) => writeReply(res, reply),
-      (e: unknown) => failed(res, e),
+    const request = nodeRequest(req, res);
+    mcp(request).then(
+      (reply) => {
+        request.answered(reply);
+        writeReply(res, reply);
+      },
+      (e: unknown) => {
+        request.answered(undefined);
+        failed(res, e);
+      },
     );
   };
 }

@@ -14,8 +14,6 @@
 import type { Principal } from '../identity/principal.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { Era } from '../protocol/versions.ts';
-import { RelayReply } from '../transport/client-relay.ts';
-import { SseStream } from '../transport/sse-stream.ts';
 import type { Layer } from './compose.ts';
 import type { ConnectionCap } from './connection-cap.ts';
 import type { HttpReply, HttpRequest } from './http-io.ts';
@@ -59,22 +57,6 @@ export function connectionCapLayer(cap: ConnectionCap): Layer {
   return (req, next) => (cap.isOver(req.socket) ? Promise.resolve(refusal(cap.limit, eraOf(req))) : next(req));
 }
 
-/** Runs `answer` and keeps its place taken until the request is answered (see above). On the
- * path of every call: one promise, no closure beyond `release`. */
-function holding(req: HttpRequest, release: () => void, answer: Promise<HttpReply>): Promise<HttpReply> {
-  return answer.then(
-    (reply) => {
-      if ((reply instanceof SseStream && !reply.lasting) || reply instanceof RelayReply) req.onDone(release);
-      else release();
-      return reply;
-    },
-    (e: unknown) => {
-      release();
-      throw e;
-    },
-  );
-}
-
 /** The caps as the config serving now has them (a reload may change them). */
 export interface RequestCaps {
   maxConcurrentRequests: number;
@@ -102,14 +84,9 @@ export class InFlightRequests {
       const max = this.caps().maxConcurrentRequests;
       if (this.#all >= max) return Promise.resolve(this.#overallRefusal(max, eraOf(req)));
       this.#all++;
-      let answer: Promise<HttpReply>;
-      try {
-        answer = next(req);
-      } catch (e) {
-        this.#all--;
-        throw e;
-      }
-      return holding(req, this.#releaseOne, answer);
+      // Given back when the listener hands the reply over (or the request fails): no promise here.
+      req.holdUntilAnswered(this.#releaseOne);
+      return next(req);
     };
   }
 
@@ -133,14 +110,8 @@ export class InFlightRequests {
         if (n <= 1) this.#byPrincipal.delete(owner);
         else this.#byPrincipal.set(owner, n - 1);
       };
-      let answer: Promise<HttpReply>;
-      try {
-        answer = endpoint(req, principal);
-      } catch (e) {
-        release();
-        throw e;
-      }
-      return holding(req, release, answer);
+      req.holdUntilAnswered(release);
+      return endpoint(req, principal);
     };
   }
 

@@ -53,16 +53,37 @@ function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: 
   return err({ kind: 'upstream_answer_too_deep', upstream: upstream.name, limit });
 }
 
-async function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay?: ResultRelay): Promise<{ reply: Reply; ms: number }> {
-  // Synchronous when there is a place: no promise on the common path.
+function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay?: ResultRelay): Promise<Sent> {
+  // Synchronous when there is a place, and no gate at all for most upstreams: then the send
+  // is the only promise.
   const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.signal);
-  const place = entry instanceof Promise ? await entry : entry;
-  if (place && !place.ok) return { reply: place, ms: 0 };
+  if (entry === undefined) return sendTraced(deps, call, upstream, params, paramHeaders, relay);
+  return entry instanceof Promise ? entry.then((place) => inPlace(place, () => sendTraced(deps, call, upstream, params, paramHeaders, relay))) : inPlace(entry, () => sendTraced(deps, call, upstream, params, paramHeaders, relay));
+}
+
+type Sent = { reply: Reply; ms: number };
+
+/** Sends while holding a place at the gate, given back when the send settles. */
+function inPlace(place: Awaited<ReturnType<ConcurrencyGate['enter']>>, send: () => Promise<Sent>): Promise<Sent> {
+  if (!place.ok) return Promise.resolve({ reply: place, ms: 0 });
+  let sending: Promise<Sent>;
   try {
-    return await sendTraced(deps, call, upstream, params, paramHeaders, relay);
-  } finally {
-    place?.value();
+    sending = send();
+  } catch (e) {
+    place.value();
+    throw e;
   }
+  const release = place.value;
+  return sending.then(
+    (sent) => {
+      release();
+      return sent;
+    },
+    (e: unknown) => {
+      release();
+      throw e;
+    },
+  );
 }
 
 async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay: ResultRelay | undefined): Promise<{ reply: Reply; ms: number }> {

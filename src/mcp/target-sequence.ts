@@ -83,7 +83,7 @@ function recorded(d: Decision): { effect: RecordedEffect; ruleId: string; reason
   return { effect: d.effect, ruleId: d.ruleId, reason: d.reason };
 }
 
-export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: (call: Call) => Promise<Result<Resolved, GatewayError>>) => Promise<Handled> {
+export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: (call: Call) => Result<Resolved, GatewayError> | Promise<Result<Resolved, GatewayError>>) => Promise<Handled> {
   const { enforcer, logger } = deps;
   const relayContext: RelayContext = { shaping: deps.shaper !== undefined, auditReadsResult: deps.auditReadsResult ?? (() => false) };
 
@@ -97,7 +97,8 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
   };
 
   return async (call, resolve) => {
-    const found = await resolve(call);
+    const resolving = resolve(call);
+    const found = resolving instanceof Promise ? await resolving : resolving;
     if (!found.ok) return { reply: found, record: {} };
     let r = found.value;
     const t = r.target;

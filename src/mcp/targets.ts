@@ -70,12 +70,17 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
    * of the gateway's access rules. */
   const guarded = config.identity !== undefined || config.policy !== undefined;
 
-  const resolveTool = async (call: Call, clientHeaders = true): Promise<Resolution> => {
+  // Synchronous when the catalog has the caller's tools at hand: no promise of its own.
+  const resolveTool = (call: Call, clientHeaders = true): Resolution | Promise<Resolution> => {
     const name = call.params.name;
     if (typeof name !== 'string') return invalid('tools/call needs a string "name"');
     const args = call.params.arguments;
     if (args !== undefined && !isJsonObject(args)) return invalid('tools/call "arguments" must be an object');
-    const found = await catalog.resolve('tools', name, call.authContext);
+    const found = catalog.resolve('tools', name, call.authContext);
+    return found instanceof Promise ? found.then((f) => toolTarget(call, clientHeaders, name, args, f)) : toolTarget(call, clientHeaders, name, args, found);
+  };
+
+  const toolTarget = (call: Call, clientHeaders: boolean, name: string, args: JsonObject | undefined, found: Awaited<ReturnType<typeof catalog.resolve>>): Resolution => {
     if (!found) return err(unknownError({ kind: 'tool', name }));
     // An overlaid tool: the client sees (and mirrors headers for) the overlaid schema; policy,
     // the record and the upstream see the arguments as they will run (overlays/).

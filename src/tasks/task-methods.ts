@@ -121,69 +121,78 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
   });
   const list: Handler = (call) => (clientDeclaresTasks(call.era, call.clientCapabilities) ? pages(call) : Promise.resolve({ reply: err({ kind: 'method_not_found', method: call.method }), record: NO_RECORD }));
 
+  /** tools/call once its tool is known: synchronous up to `inner` when no task is involved, so a
+   * plain call reaches the target sequence with no promise of its own. */
+  const toolsCall = (call: Call, inner: Handler, name: string, found: Awaited<ReturnType<Catalog['resolve']>>): Promise<Handled> => {
+    const declared = clientDeclaresTasks(call.era, call.clientCapabilities);
+    const upstream = found?.upstream;
+    const runsHere = upstream !== undefined && reaches(call.era, upstream);
+    const bridge = runsHere && eraOf(upstream) !== call.era;
+    const required = found !== undefined && requiresTask(found.item);
+    if (required && !(runsHere && (declared || call.era === 'modern'))) {
+      // A task-only tool this client cannot run as a task is not listed to it
+      // (task-list-view.ts), and answers as one that does not exist.
+      const target = { upstream: found.upstream.name, name, upstreamName: found.name };
+      return Promise.resolve({ reply: err(unknownError({ kind: 'tool', name })), record: { target, decision: NOT_OFFERED } });
+    }
+    if (required && bridge && !declared && call.era === 'modern') {
+      // What a 2026-07-28 server answers itself (extension io.modelcontextprotocol/tasks).
+      const target = { upstream: found.upstream.name, name, upstreamName: found.name };
+      return Promise.resolve({ reply: err({ kind: 'missing_capability', message: `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`, required: { extensions: { [TASKS_EXTENSION]: {} } } }), record: { target } });
+    }
+    if (!declared) {
+      // A 2025-11-25 client that did not declare tasks is not given one: the call runs as a plain one.
+      if (call.era === 'legacy') {
+        if (!isJsonObject(call.params.task)) return inner(call);
+        const { task: _notOffered, ...params } = call.params;
+        return inner({ ...call, params });
+      }
+      // A 2026-07-28 upstream MUST NOT answer with a task here (it was not told of the
+      // extension); if one does, the client could never poll it.
+      return inner(call).then((handled) => (handled.reply.ok && handled.reply.value.resultType === 'task' ? { reply: refusedTask(handled.record.target?.upstream ?? 'unknown'), record: handled.record } : handled));
+    }
+    if (!upstream || !runsHere) return inner(call);
+    // Bridged: to a 2025-11-25 upstream the gateway asks for the task the 2026-07-28 client
+    // cannot ask for (only for a task-only tool; other tools run plain, which the extension
+    // allows); to a 2026-07-28 one it declares the extension for a 2025-11-25 client that
+    // asked for a task (params.task), and the upstream decides.
+    const asks = call.era === 'modern' ? required : isJsonObject(call.params.task);
+    if (bridge && !asks) return inner(call);
+    return createTask(call, inner, name, upstream, bridge);
+  };
+
+  /** The call asks for a task (or is bridged to one): sent, and the task it made recorded. */
+  const createTask = async (call: Call, inner: Handler, name: string, upstream: Upstream, bridge: boolean): Promise<Handled> => {
+    const sent = bridge ? bridgedCall(call) : call;
+    const handled = await inner({ ...sent, notify: notRelatedNotice(call, upstream.name) });
+    const made = handled.reply.ok ? createdTask(handled.reply.value, eraOf(upstream)!) : undefined;
+    if (!handled.reply.ok || !made) return handled;
+    const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
+    const entry = ledger.add(
+      {
+        id,
+        upstream: upstream.name,
+        upstreamTaskId: made.taskId,
+        era: call.era,
+        authContext: call.authContext,
+        principal: { subject: call.principal.subject, method: call.principal.method },
+        tool: name,
+        ...(call.requestId !== undefined ? { requestId: call.requestId } : {}),
+        ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
+      },
+      made.ttlMs,
+    );
+    ledger.saw(entry, made.status, 'created');
+    runtime.created(entry);
+    const reply = !bridge ? withCreatedId(handled.reply.value, call.era, id) : call.era === 'modern' ? modernCreated(handled.reply.value, id) : { task: coreTask(handled.reply.value, id) };
+    return { reply: ok(reply), record: { ...handled.record, task: { id, status: made.status } } };
+  };
+
   return {
-    async call(call, inner) {
-      const declared = clientDeclaresTasks(call.era, call.clientCapabilities);
+    call(call, inner) {
       const name = typeof call.params.name === 'string' ? call.params.name : '';
-      const found = await catalog.resolve('tools', name, call.authContext);
-      const upstream = found?.upstream;
-      const runsHere = upstream !== undefined && reaches(call.era, upstream);
-      const bridge = runsHere && eraOf(upstream) !== call.era;
-      const required = found !== undefined && requiresTask(found.item);
-      if (required && !(runsHere && (declared || call.era === 'modern'))) {
-        // A task-only tool this client cannot run as a task is not listed to it
-        // (task-list-view.ts), and answers as one that does not exist.
-        const target = { upstream: found.upstream.name, name, upstreamName: found.name };
-        return { reply: err(unknownError({ kind: 'tool', name })), record: { target, decision: NOT_OFFERED } };
-      }
-      if (required && bridge && !declared && call.era === 'modern') {
-        // What a 2026-07-28 server answers itself (extension io.modelcontextprotocol/tasks).
-        const target = { upstream: found.upstream.name, name, upstreamName: found.name };
-        return { reply: err({ kind: 'missing_capability', message: `Tool ${name} runs only as a task: declare the ${TASKS_EXTENSION} extension`, required: { extensions: { [TASKS_EXTENSION]: {} } } }), record: { target } };
-      }
-      if (!declared) {
-        // A 2025-11-25 client that did not declare tasks is not given one: the call runs as a plain one.
-        if (call.era === 'legacy') {
-          if (!isJsonObject(call.params.task)) return inner(call);
-          const { task: _notOffered, ...params } = call.params;
-          return inner({ ...call, params });
-        }
-        // A 2026-07-28 upstream MUST NOT answer with a task here (it was not told of the
-        // extension); if one does, the client could never poll it.
-        const handled = await inner(call);
-        if (handled.reply.ok && handled.reply.value.resultType === 'task') return { reply: refusedTask(handled.record.target?.upstream ?? 'unknown'), record: handled.record };
-        return handled;
-      }
-      if (!upstream || !runsHere) return inner(call);
-      // Bridged: to a 2025-11-25 upstream the gateway asks for the task the 2026-07-28 client
-      // cannot ask for (only for a task-only tool; other tools run plain, which the extension
-      // allows); to a 2026-07-28 one it declares the extension for a 2025-11-25 client that
-      // asked for a task (params.task), and the upstream decides.
-      const asks = call.era === 'modern' ? required : isJsonObject(call.params.task);
-      if (bridge && !asks) return inner(call);
-      const sent = bridge ? bridgedCall(call) : call;
-      const handled = await inner({ ...sent, notify: notRelatedNotice(call, upstream.name) });
-      const made = handled.reply.ok ? createdTask(handled.reply.value, eraOf(upstream)!) : undefined;
-      if (!handled.reply.ok || !made) return handled;
-      const id = ids.mint({ upstream: upstream.name, taskId: made.taskId }, call.authContext);
-      const entry = ledger.add(
-        {
-          id,
-          upstream: upstream.name,
-          upstreamTaskId: made.taskId,
-          era: call.era,
-          authContext: call.authContext,
-          principal: { subject: call.principal.subject, method: call.principal.method },
-          tool: name,
-          ...(call.requestId !== undefined ? { requestId: call.requestId } : {}),
-          ...(call.sessionId !== undefined ? { sessionId: call.sessionId } : {}),
-        },
-        made.ttlMs,
-      );
-      ledger.saw(entry, made.status, 'created');
-      runtime.created(entry);
-      const reply = !bridge ? withCreatedId(handled.reply.value, call.era, id) : call.era === 'modern' ? modernCreated(handled.reply.value, id) : { task: coreTask(handled.reply.value, id) };
-      return { reply: ok(reply), record: { ...handled.record, task: { id, status: made.status } } };
+      const found = catalog.resolve('tools', name, call.authContext);
+      return found instanceof Promise ? found.then((f) => toolsCall(call, inner, name, f)) : toolsCall(call, inner, name, found);
     },
     handlers(era): Record<string, Handler> {
       if (era === 'legacy') return { 'tasks/get': forward('tasks/get'), 'tasks/result': forward('tasks/result'), 'tasks/list': list, 'tasks/cancel': forward('tasks/cancel') };
