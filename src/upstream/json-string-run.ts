@@ -51,13 +51,7 @@ export class JsonStringRun {
     const last = (to - this.#wordsFrom) >> 2;
     const head = this.#wordsFrom + first * 4;
     const tail = this.#wordsFrom + last * 4;
-    if (controlIn(chunk, from, head) || controlIn(chunk, tail, to)) return true;
-    let acc = 0;
-    for (let k = first; k < last; k++) {
-      const w = words[k]!;
-      acc |= (w - LOW) & ~w;
-    }
-    return (acc & TOP_BITS) !== 0;
+    return controlIn(chunk, from, head) || controlIn(chunk, tail, to) || controlInWords(words, first, last);
   }
 
   /** The chunk's whole aligned words, as one view made once per chunk. */
@@ -73,6 +67,18 @@ export class JsonStringRun {
 function indexOrLength(chunk: Buffer, byte: number, from: number): number {
   const at = chunk.indexOf(byte, from);
   return at === -1 ? chunk.length : at;
+}
+
+/** The word loop on its own, out of the method: a loop compiled while it runs (on-stack
+ * replacement) inside the method was deoptimised again at every call on its way out, and ran
+ * interpreted for most of each chunk. */
+function controlInWords(words: Int32Array, first: number, last: number): boolean {
+  let acc = 0;
+  for (let k = first; k < last; k++) {
+    const w = words[k]!;
+    acc |= (w - LOW) & ~w;
+  }
+  return (acc & TOP_BITS) !== 0;
 }
 
 function controlIn(chunk: Buffer, from: number, to: number): boolean {
