@@ -1,3 +1,4 @@
+import { abortable } from '../protocol/cancellation.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConcurrencyGate, type Entry, type Release } from './concurrency-gate.ts';
 
@@ -61,7 +62,7 @@ describe('ConcurrencyGate', () => {
     const gate = new ConcurrencyGate('up', { ...limits, maxConcurrent: 1 });
     const first = held(gate.enter('alice'));
     const abort = new AbortController();
-    const waiting = gate.enter('bob', abort.signal) as Promise<Entry>;
+    const waiting = gate.enter('bob', abortable(abort.signal)) as Promise<Entry>;
     abort.abort();
     expect(await waiting).toMatchObject({ ok: false, error: { kind: 'internal' } });
     expect(gate.load()).toEqual({ running: 1, queued: 0 });

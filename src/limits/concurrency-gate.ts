@@ -10,6 +10,9 @@
 // when the call gets its place in the end. Refusals are errors that name their limit.
 import type { GatewayError } from '../protocol/errors.ts';
 import { err, ok, type Result } from '../protocol/result.ts';
+import type { Abortable } from '../protocol/cancellation.ts';
+
+const NO_UNLISTEN = (): void => undefined;
 
 export interface GateLimits {
   maxConcurrent: number;
@@ -44,8 +47,10 @@ export class ConcurrencyGate {
   ) {}
 
   /** A place for one call of this principal: at once when there is one (no promise on the
-   * common path), after waiting in the queue, or a refusal. Call the release exactly once. */
-  enter(principal: string, signal?: AbortSignal): Entry | Promise<Entry> {
+   * common path), after waiting in the queue, or a refusal. Call the release exactly once.
+   * `cancellation` is only listened to while the call waits (a call's AbortSignal is made
+   * only when something asks for it: protocol/cancellation.ts). */
+  enter(principal: string, cancellation?: Abortable): Entry | Promise<Entry> {
     // Whoever waits cannot run (drain() starts everyone who can), so a call that may run now
     // overtakes nobody who could.
     if (this.mayRun(principal)) return ok(this.start(principal));
@@ -56,7 +61,7 @@ export class ConcurrencyGate {
     if (this.queue.length >= this.limits.maxQueued) {
       return this.refusal('maxQueuedCalls', `Upstream "${this.upstream}" is at its concurrency limit with ${this.limits.maxQueued} calls waiting (limits.maxQueuedCalls)`);
     }
-    if (signal?.aborted) return err(CANCELLED);
+    if (cancellation?.aborted) return err(CANCELLED);
     if (this.inFlight >= this.limits.maxConcurrent) this.onFull();
     return new Promise<Entry>((resolve) => {
       const onAbort = (): void => this.leave(waiter, err(CANCELLED));
@@ -68,9 +73,8 @@ export class ConcurrencyGate {
           const why = own ? `${this.limits.maxConcurrentPerPrincipal} calls of this principal (maxConcurrentPerPrincipal)` : `${this.limits.maxConcurrent} calls (maxConcurrent)`;
           this.leave(waiter, this.refusal('queueTimeout', `No place to call upstream "${this.upstream}" within ${this.limits.queueTimeoutMs} ms (limits.queueTimeout): it is running ${why}`));
         }, this.limits.queueTimeoutMs),
-        unlisten: () => signal?.removeEventListener('abort', onAbort),
+        unlisten: cancellation?.onAbort(onAbort) ?? NO_UNLISTEN,
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
       this.waiting.set(principal, queued + 1);
     });

@@ -17,6 +17,7 @@ import { answerConsent } from '../user-auth/consent-answer.ts';
 import { credentialKind } from '../upstream/credential-kind.ts';
 import { nestsDeeperThan } from '../protocol/json-depth.ts';
 import { err } from '../protocol/result.ts';
+import { abortable } from '../protocol/cancellation.ts';
 import type { Logger } from '../telemetry/logger.ts';
 import type { ConcurrencyGate } from '../limits/concurrency-gate.ts';
 import type { SuspendedCalls } from './suspended-calls.ts';
@@ -56,7 +57,7 @@ function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: 
 function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay?: ResultRelay): Promise<Sent> {
   // Synchronous when there is a place, and no gate at all for most upstreams: then the send
   // is the only promise.
-  const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.signal);
+  const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.cancellation ?? abortable(call.signal));
   if (entry === undefined) return sendTraced(deps, call, upstream, params, paramHeaders, relay);
   return entry instanceof Promise ? entry.then((place) => inPlace(place, () => sendTraced(deps, call, upstream, params, paramHeaders, relay))) : inPlace(entry, () => sendTraced(deps, call, upstream, params, paramHeaders, relay));
 }
@@ -106,10 +107,12 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
     method: call.method,
     params: trace ? { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...definedFields(trace.meta) } } : params,
     clientCapabilities: call.clientCapabilities,
-    signal: call.signal,
     onNotification: call.notify,
     principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
   };
+  // The call's cancellation as it is: reading `call.signal` would make an AbortSignal.
+  if (call.cancellation) req.cancellation = call.cancellation;
+  else req.signal = call.signal;
   if (call.clientInfo) req.clientInfo = call.clientInfo;
   if (call.primeStream) req.onStreamPrimed = call.primeStream;
   if (call.ask) req.ask = call.ask;

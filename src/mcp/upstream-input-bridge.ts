@@ -41,7 +41,8 @@ export async function sendWithInputBridge(
     if (!answered.ok) return { reply: answered, ms: 0 };
     sc = found.value;
   } else {
-    sc = suspended.start(binding, attached, async (signal, notify, ask) => (await send({ ...call, signal, notify, ask }, fresh)).reply);
+    // The suspended call outlives this request: its own signal, not the request's cancellation.
+    sc = suspended.start(binding, attached, async (signal, notify, ask) => (await send({ ...call, cancellation: undefined, signal, notify, ask }, fresh)).reply);
   }
   const started = performance.now();
   const step = await sc.next(attached);

@@ -2,6 +2,7 @@
 // (docs/architecture.md §4), and the record of what the MCP ring decided about it. Each stage
 // returns what it decided; the ring assembles a CallRecord from those returns, and audit,
 // metrics and spans read that record, never fields written on the Call along the way.
+import type { Cancellation } from './cancellation.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { RequestSpan } from '../telemetry/tracing.ts';
 import type { HeaderLookup, HeaderParamValue } from '../headers/param-headers.ts';
@@ -34,8 +35,12 @@ export interface Call {
   readonly requestId?: string;
   /** The request's span, for upstream child spans and propagation. */
   readonly span?: RequestSpan;
-  /** Aborted when the client disconnects (modern) or cancels (legacy). */
+  /** Aborted when the client disconnects (modern) or cancels (legacy). A call the transport
+   * dispatched makes it from `cancellation` on first read: code on the path of every call
+   * listens through `cancellation` instead (protocol/cancellation.ts). */
   readonly signal: AbortSignal;
+  /** The same cancellation, without making an AbortSignal: where a transport dispatched the call. */
+  readonly cancellation?: Cancellation;
   /** Makes a 2025-11-25 call's answer a resumable stream now (the upstream made its own one). */
   readonly primeStream?: (retryMs: number | undefined) => void;
   /** Progress / log notifications for this request's stream. */

@@ -30,11 +30,11 @@ export interface RelayHost {
   claim(reply: RelayReply | undefined): void;
 }
 
-/** The call's era, extra reply headers, and its signal (aborted: cancelled, nothing more may be sent). */
+/** The call's era, extra reply headers, and its cancellation (aborted: nothing more may be sent). */
 export interface RelayCall {
   readonly era: Era;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly signal: AbortSignal;
+  readonly abort: { readonly aborted: boolean };
 }
 
 /** A JSON reply whose body is the relay: the listener attaches it to its response (http-io.ts). */
@@ -78,7 +78,7 @@ export class ClientRelay implements ResultRelay, RelaySink {
   }
 
   open(): RelaySink | undefined {
-    if (this.state !== 'unused' || this.call.signal.aborted) return undefined;
+    if (this.state !== 'unused' || this.call.abort.aborted) return undefined;
     const sse = this.host.currentStream();
     // The scan was set up for one kind of reply; it cannot change under it.
     if ((sse !== undefined) !== this.compact) return undefined;
@@ -146,7 +146,7 @@ export class ClientRelay implements ResultRelay, RelaySink {
   /** Once the call is answered: the record first, then the envelope's end, or the connection closed. */
   async finish(call: Call, reply: Reply, record: CallRecord, logger: Logger, observer: Observer | undefined, observation: Observation | undefined): Promise<void> {
     const relayed: CallRecord = { ...record, relayed: true };
-    if (this.call.signal.aborted) {
+    if (this.call.abort.aborted) {
       if (observer && observation) await observer.finish(call, 'cancelled', relayed, observation);
       this.#close();
       return;

@@ -7,6 +7,7 @@ import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest, TextReply } from '../http/http-io.ts';
 import { emptyReply, errorResponse, jsonResponse, refuse, type Refusal } from '../http/replies.ts';
 import { NO_RECORD, type Call } from '../protocol/call.ts';
+import { Cancellation } from '../protocol/cancellation.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/message.ts';
 import { isJsonObject, isNotification, isRequest, isResponse } from '../protocol/message.ts';
@@ -42,7 +43,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
   const { gateway, sessions, observer, logger, clientRequests } = deps;
   /** In-flight requests by session, then id (ids are strings or integers, so 1 and "1" stay
    * apart), so notifications/cancelled can abort them. */
-  const inflight = new Map<string, Map<RequestId, AbortController>>();
+  const inflight = new Map<string, Map<RequestId, Cancellation>>();
 
   const describe = (msg: JsonRpcMessage): Pick<Refusal, 'method' | 'rpcId' | 'meta'> => {
     if (!isRequest(msg)) return isNotification(msg) ? { method: msg.method } : {};
@@ -118,7 +119,7 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     const admitted = observer.admit();
     if (!admitted.ok) return refused(admitted.error);
     const observation = observer.begin({ method: msg.method, era: 'legacy', rpcId: msg.id, headers, meta, protocolVersion: session.protocolVersion, sessionId: session.id });
-    const abort = new AbortController();
+    const abort = new Cancellation();
     const sessionId = session.id;
     let calls = inflight.get(sessionId);
     if (calls === undefined) inflight.set(sessionId, (calls = new Map()));
@@ -141,7 +142,6 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
         headers,
       },
       {
-        signal: abort.signal,
         cancelOnDisconnect: false,
         abort,
         era: 'legacy',

@@ -1,6 +1,7 @@
 // 2026-07-28 on /mcp: every request stands alone, its version, capabilities and client info
 // in `_meta`, checked against its headers (modern-checks.ts) before it is dispatched.
 // Closing the response stream is the cancellation (MCP 2026-07-28, basic/patterns/cancellation).
+import { Cancellation } from '../protocol/cancellation.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { HeaderLookup } from '../headers/param-headers.ts';
 import type { HttpReply, HttpRequest } from '../http/http-io.ts';
@@ -43,7 +44,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
       const admitted = observer.admit();
       if (!admitted.ok) return refused(admitted.error);
       const observation = observer.begin({ method: msg.method, era: 'modern', rpcId: msg.id, headers, meta, protocolVersion: checked.value.protocolVersion });
-      const abort = new AbortController();
+      const abort = new Cancellation();
       req.onAbort(() => abort.abort());
       const m = checked.value;
       return dispatch(
@@ -60,7 +61,7 @@ export function createModernEndpoint(deps: EndpointDeps): ModernEndpoint {
           authContext: principal.authContext,
           headers,
         },
-        { signal: abort.signal, cancelOnDisconnect: true, abort, logger, observer, observation, era: 'modern', ...modernLogLevel(msg) },
+        { cancelOnDisconnect: true, abort, logger, observer, observation, era: 'modern', ...modernLogLevel(msg) },
       );
     },
   };

@@ -1,3 +1,4 @@
+import { Cancellation } from '../protocol/cancellation.ts';
 import { describe, expect, it } from 'vitest';
 import type { Gateway } from '../mcp/method-table.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
@@ -26,11 +27,11 @@ const call = {
 };
 
 function opts(observer?: Observer) {
-  const abort = new AbortController();
+  const abort = new Cancellation();
   let done = 0;
   const { logger, lines } = createMemoryLogger();
   const observation = { requestId: 'r1', startedAt: 0, wallMs: 0, span: {} } as unknown as Observation;
-  return { o: { signal: abort.signal, abort, cancelOnDisconnect: true, logger, era: 'modern' as const, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done, lines };
+  return { o: { abort, cancelOnDisconnect: true, logger, era: 'modern' as const, onDone: () => void done++, ...(observer ? { observer, observation } : {}) }, done: () => done, lines };
 }
 
 describe('dispatch', () => {

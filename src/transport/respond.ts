@@ -22,6 +22,7 @@ import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
+import type { Cancellation } from '../protocol/cancellation.ts';
 import type { ReplayBuffers } from './sse-replay.ts';
 import { ClientRelay, type RelayHost, type RelayReply } from './client-relay.ts';
 
@@ -76,9 +77,9 @@ function retryAfter(reply: Reply): Record<string, string> {
 }
 
 export interface DispatchOptions {
-  signal: AbortSignal;
   cancelOnDisconnect: boolean;
-  abort: AbortController;
+  /** The call's cancellation (its signal, made only if something asks for one). */
+  abort: Cancellation;
   headers?: Record<string, string>;
   /** Where exceptions inside the gateway are reported (the client is not told them). */
   logger: Logger;
@@ -97,7 +98,7 @@ export interface DispatchOptions {
   observation?: Observation;
 }
 
-export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>, opts: DispatchOptions): Promise<HttpReply> {
+export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal' | 'cancellation'>, opts: DispatchOptions): Promise<HttpReply> {
   const exchange = new Exchange(opts);
   const observation = opts.observation;
   // Built field by field: no spreads of the call on the per-request path. Frozen in spirit
@@ -113,7 +114,11 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal'>
     authContext: call.authContext,
     headers: call.headers,
     notify: exchange.notify,
-    signal: opts.signal,
+    cancellation: opts.abort,
+    // Made on first read only (Cancellation): most calls never need an AbortSignal.
+    get signal() {
+      return opts.abort.signal;
+    },
   };
   if (call.clientInfo) full.clientInfo = call.clientInfo;
   if (call.sessionId !== undefined) full.sessionId = call.sessionId;
@@ -213,7 +218,7 @@ class Exchange implements RelayHost {
     return (method, params, timeoutMs) => {
       if (!declaresForRequest(method, params, caps)) return Promise.resolve(err({ kind: 'undeclared', message: `the client did not declare the capability ${method} needs` }));
       const id = asker.requests.newId();
-      const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, this.opts.signal);
+      const answer = asker.requests.wait(asker.sessionId, id, timeoutMs, this.opts.abort.signal);
       this.stream().send({ jsonrpc: '2.0', id, method, params });
       return answer;
     };
@@ -257,7 +262,7 @@ class Exchange implements RelayHost {
       opts.onDone?.();
       return;
     }
-    if (opts.signal.aborted) {
+    if (opts.abort.aborted) {
       // Cancelled: a legacy notifications/cancelled, or a modern client that closed its stream.
       // The receiver does not answer a cancelled request (2025-11-25 cancellation: "SHOULD
       // NOT send a response"; MCP 2026-07-28, basic/patterns/cancellation: "MUST NOT send anything more"), and the abort error

@@ -1,6 +1,7 @@
 // The one interface the gateway sees for every upstream, whatever its transport (HTTP or
 // stdio) and era (2026-07-28 "modern" or 2025-11-25 "legacy"). Era bridging of the request
 // itself (_meta shape, sessions, headers) happens behind this interface.
+import type { Cancellation } from '../protocol/cancellation.ts';
 import type { UpstreamConfig } from '../config/types.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject, JsonRpcNotification } from '../protocol/message.ts';
@@ -27,6 +28,9 @@ export interface UpstreamRequest {
   principal?: { authContext: string; subject?: string; method?: string };
   /** Aborts the upstream request (client disconnect = cancel). */
   signal?: AbortSignal;
+  /** Instead of `signal`: the call's cancellation, whose AbortSignal is made only where an API
+   * needs one (an HTTP upstream's exchange listens without). */
+  cancellation?: Cancellation;
   /** A 2025-11-25 upstream made its answer a resumable stream (primed it, with this retry). */
   onStreamPrimed?: (retryMs: number | undefined) => void;
   /** Progress / log notifications belonging to this request. */

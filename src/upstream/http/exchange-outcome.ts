@@ -6,6 +6,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse }
 import type { AnswerBudget } from '../../limits/answer-budget.ts';
 import type { ResultRelay } from '../../protocol/result-relay.ts';
 import type { ResponseHeaders } from './raw-response.ts';
+import type { Abortable } from '../../protocol/cancellation.ts';
 
 export interface ExchangeInput {
   pool: Pool;
@@ -15,6 +16,8 @@ export interface ExchangeInput {
   body: JsonObject;
   /** The caller going away (client disconnect = cancel, MCP 2026-07-28, basic/patterns/cancellation). */
   signal?: AbortSignal;
+  /** Instead of `signal`: listened to without an AbortSignal (protocol/cancellation.ts). */
+  cancellation?: Abortable;
   /** Hard limit until the response; unset: none. */
   timeoutMs?: number;
   /** Largest JSON body (bytes) or SSE event (characters); unset: MAX_EVENT_LENGTH. */

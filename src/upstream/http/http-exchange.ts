@@ -11,15 +11,14 @@
 // response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
 // event and the response) is parsed in one pass with no stream, async iterator or extra
 // promise per call. It takes undici's raw callbacks (onConnect; onHeaders with the wire's
-// name/value pairs, read lazily: raw-response.ts; onData returning false to pause), the
-// form undici's client calls: given the controller-style ones, undici would wrap each request
-// in an adapter that turns every header and trailer into an object. The timeout and the
-// caller's signal abort the request directly, without an AbortController per call. Retries
-// are the caller's business (http-upstream.ts), except one that is part of the exchange: a
-// `resumable` (2025-11-25) stream that the upstream ends before the response, after giving
-// its events ids, is resumed with a GET carrying Last-Event-ID once the upstream's `retry` has
-// passed (MCP 2025-11-25, basic/transports (resumability and redelivery)), at most
-// MAX_RESUMES times, within the exchange's own timeout.
+// name/value pairs, read lazily: raw-response.ts; onData returning false to pause): given the
+// controller-style ones, undici wraps each request in an adapter that turns every header and
+// trailer into an object. The timeout and the caller's cancellation abort the request
+// directly, without an AbortController or AbortSignal per call. Retries are the caller's
+// business (http-upstream.ts), but for a `resumable` (2025-11-25) stream the upstream ends
+// before the response, having given its events ids: resumed with a GET carrying Last-Event-ID
+// after the upstream's `retry` (MCP 2025-11-25, basic/transports (resumability and
+// redelivery)), at most MAX_RESUMES times, within the exchange's own timeout.
 import type { Dispatcher } from 'undici';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../../protocol/message.ts';
 import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
@@ -30,6 +29,7 @@ import { RELAY_FROM_BYTES, RelayedBody } from './relayed-body.ts';
 import { SseRelayTap, type TapStep } from './sse-relay-tap.ts';
 import { BodyText } from './body-text.ts';
 import { RequestControl, ResponseHeaders } from './raw-response.ts';
+import { abortable } from '../../protocol/cancellation.ts';
 
 export type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
 
@@ -45,7 +45,7 @@ type Reading = 'headers' | 'accepted' | 'json' | 'relay' | 'error' | 'sse' | 'dr
 
 export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
   // A caller already gone: send nothing.
-  if (input.signal?.aborted) return Promise.resolve({ kind: 'aborted' });
+  if (input.signal?.aborted || input.cancellation?.aborted) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     const handler = new ExchangeHandler(input, resolve);
     // With a timeout of our own, undici's header and body timers (300 s by default) are off:
@@ -79,7 +79,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private readonly maxAnswer: number;
   /** What the answer being read holds of the shared budget. */
   private readonly meter: AnswerMeter | undefined;
-  private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, this.input.signal?.reason);
+  private readonly onAbort = (): void => this.stop({ kind: 'aborted' }, (this.input.cancellation ?? this.input.signal)?.reason);
+  private readonly unlisten: (() => void) | undefined;
 
   constructor(
     private readonly input: ExchangeInput,
@@ -88,8 +89,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.id = input.body.id as RequestId | undefined;
     this.maxAnswer = input.maxAnswerBytes ?? MAX_EVENT_LENGTH;
     this.meter = input.budget?.meter();
-    const { signal, timeoutMs } = input;
-    signal?.addEventListener('abort', this.onAbort, { once: true });
+    const { signal, cancellation, timeoutMs } = input;
+    this.unlisten = (cancellation ?? (signal && abortable(signal)))?.onAbort(this.onAbort);
     if (timeoutMs !== undefined) this.timer = setTimeout(() => this.stop({ kind: 'timeout' }, new DOMException('upstream timeout', 'TimeoutError')), timeoutMs);
   }
 
@@ -293,7 +294,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     // Ended some other way once bytes of a relay were sent: the client's reply is broken.
     if (outcome.kind !== 'relayed') (this.body ?? this.tap)?.breakOff();
     this.settled = true;
-    this.input.signal?.removeEventListener('abort', this.onAbort);
+    this.unlisten?.();
     this.resolve(outcome);
   }
 }

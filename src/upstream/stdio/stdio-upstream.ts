@@ -267,7 +267,7 @@ export class StdioUpstream extends UpstreamBase<StdioUpstreamConfig> {
     const params = shapeParams(req, era);
     const token = isJsonObject(params._meta) ? params._meta.progressToken : undefined;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    const m = await this.call(req.method, params, this.config.timeoutMs, { onNotification: req.onNotification, progressToken, signal: req.signal, ask: req.ask });
+    const m = await this.call(req.method, params, this.config.timeoutMs, { onNotification: req.onNotification, progressToken, signal: req.signal ?? req.cancellation?.signal, ask: req.ask });
     if (m instanceof Error) return err(callFailure(m, this.name));
     return isErrorResponse(m) ? err({ kind: 'upstream_error', upstream: this.name, error: m.error }) : ok(m.result);
   }
