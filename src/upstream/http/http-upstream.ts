@@ -248,8 +248,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     const outcome = await this.link.post({
       headers,
       body,
-      signal: req.signal,
-      cancellation: req.cancellation,
+      signal: req.signal, cancellation: req.cancellation, // the call's cancellation listens with no AbortSignal made
       onNotification: (n) => void (this.handleNotification(n) || req.onNotification?.(n)),
       onServerRequest: (r) => void this.answerServerRequest(era, r, req.ask).catch(this.bestEffort),
       resumable: era === 'legacy', ...(req.relay?.era === era ? { relay: { relay: req.relay, maxJsonDepth: this.config.limits.maxJsonDepth } } : {}), // same era only: a bridged result is reshaped whole
