@@ -79,8 +79,10 @@ function failures(): { failed: Map<string, string>; note: (arm: Arm, r: LoadResu
   return { failed, note };
 }
 
+/** A round where nothing completed has no latencies (NaN, null once over IPC): shown as "-". */
 function roundLine(label: string, arm: Arm, load: LoadResult): string {
-  return `  ${label} ${arm.name.padEnd(24)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.latencyMs.p50.toFixed(2)} ms  p99 ${load.latencyMs.p99.toFixed(2)} ms${runFailure(load) ? '  FAILED' : ''}`;
+  const fixed = (v: number | null, digits: number): string => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '-');
+  return `  ${label} ${arm.name.padEnd(24)} ${fixed(load.rps, 0).padStart(6)} req/s  p50 ${fixed(load.latencyMs.p50, 2)} ms  p99 ${fixed(load.latencyMs.p99, 2)} ms${runFailure(load) ? '  FAILED' : ''}`;
 }
 
 function summary(arm: Arm, rs: ArmRound[], failure: string | undefined): ArmSummary {
