@@ -55,11 +55,12 @@ function boundedDepth(deps: SendDeps, reply: Reply, upstream: Upstream, method: 
 }
 
 function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay?: ResultRelay): Promise<Sent> {
-  // Synchronous when there is a place, and no gate at all for most upstreams: then the send
-  // is the only promise.
+  // Every configured upstream has a gate; a place is given at once (no promise) unless the
+  // upstream is at its limit. Without a gate (a deps without gates) the send goes straight.
   const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.cancellation ?? abortable(call.signal));
-  if (entry === undefined) return sendTraced(deps, call, upstream, params, paramHeaders, relay);
-  return entry instanceof Promise ? entry.then((place) => inPlace(place, () => sendTraced(deps, call, upstream, params, paramHeaders, relay))) : inPlace(entry, () => sendTraced(deps, call, upstream, params, paramHeaders, relay));
+  const send = (): Promise<Sent> => sendTraced(deps, call, upstream, params, paramHeaders, relay);
+  if (entry === undefined) return send();
+  return entry instanceof Promise ? entry.then((place) => inPlace(place, send)) : inPlace(entry, send);
 }
 
 type Sent = { reply: Reply; ms: number };
