@@ -19,7 +19,7 @@ const PLAIN = Buffer.from(Array.from({ length: 256 }, (_, b) => b).filter((b) =>
 
 describe('JsonStringRun', () => {
   it('finds every control character, at every place in short and long runs and every alignment', () => {
-    for (const length of [5, 63, 64, 200]) {
+    for (const length of [5, 63, 64, 77, 200, 203]) {
       for (let offset = 0; offset < 4; offset++) {
         for (let place = 0; place < length; place++) {
           for (const control of [0x00, 0x09, 0x0a, 0x0d, 0x1f]) {
