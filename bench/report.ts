@@ -62,6 +62,11 @@ export const TARGETS: readonly Target[] = [
   { label: 'big results: throughput ÷ direct, worst of 1/20 MB text/image and 1,000 progress', metric: 'bigResults.minThroughputRatio', op: '>=', threshold: 0.9, unit: '×' },
   { label: 'big results: time to first byte ÷ direct, worst case', metric: 'bigResults.maxTtfbRatio', op: '<=', threshold: 1.2, unit: '×' },
   { label: 'big results: gateway peak RSS growth ÷ result size, worst case', metric: 'bigResults.maxRssMultiple', op: '<=', threshold: 4, unit: '×' },
+  // The same three readings of the node byte relay, the least a Node.js proxy costs on this
+  // layout (yardsticks: what it misses, no Node.js proxy sharing the upstream's CPU meets).
+  { label: 'big results: node byte relay throughput ÷ direct, worst case (yardstick)', metric: 'bigResults.relayMinThroughputRatio', op: '>=', threshold: 0.9, unit: '×' },
+  { label: 'big results: node byte relay time to first byte ÷ direct, worst case (yardstick)', metric: 'bigResults.relayMaxTtfbRatio', op: '<=', threshold: 1.2, unit: '×' },
+  { label: 'big results: node byte relay peak RSS growth ÷ result size, worst case (yardstick)', metric: 'bigResults.relayMaxRssMultiple', op: '<=', threshold: 4, unit: '×' },
   { label: 'ceiling (--long): calls p99 with 20,000 sessions + 10,000 streams ÷ idle', metric: 'ceiling.p99Ratio', op: '<=', threshold: 1.5, unit: '×' },
   { label: 'overload at 3× capacity: accepted p99 ÷ p99 closed loop at the cap (same concurrency)', metric: 'overload.acceptedP99Ratio', op: '<=', threshold: 1.5, unit: '×' },
   { label: 'overload at 3× capacity: accepted p99 ÷ p99 at half capacity (yardstick: fewer in flight)', metric: 'overload.acceptedP99VsHalf', op: '<=', threshold: 1.5, unit: '×' },

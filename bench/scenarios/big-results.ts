@@ -3,15 +3,22 @@
 // reply of 1,000 progress notifications before its result. Each is fetched directly and through
 // Gatehouse (plain), one request at a time, interleaved (direct, gateway, direct, ...), by the
 // benchmark process itself: time to first byte (the first body chunk), time to the last byte,
-// throughput (bytes, or messages for the progress stream, per second), and the gateway's peak
-// RSS (read every few ms while the timed requests run) above its RSS once warmed by one
-// untimed request, as a multiple of the result's size; a fresh gateway per case. Every reply is checked: its id, and its content equal
-// to what the upstream sent (every progress notification counted).
+// throughput (bytes, or messages for the progress stream, per second), each proxy's CPU per
+// request, and the gateway's peak RSS (read every few ms while the timed requests run) above
+// its RSS once warmed by one untimed request, as a multiple of the result's size; a fresh
+// gateway per case. Every reply is checked: its id, and its content equal to what the upstream
+// sent (every progress notification counted).
+//
+// Yardstick: the node byte relay (node-relay-server.ts: TCP piped both ways, no HTTP parsing,
+// nothing read), fetched in the same rotation (direct, gateway, relay, ...), fresh per case
+// too. It is the least any proxy written in Node.js can cost on this layout, where the proxy
+// shares its CPU with the upstream: what it misses of the targets, no Node.js proxy meets.
 import { Pool } from 'undici';
 import { BIG_TOOLS, bigContent, MB, PROGRESS_EVENTS, type BigTool } from '../harness/big-result-server.ts';
 import { startGateway } from '../harness/gateway-process.ts';
+import { startNodeRelay } from '../harness/node-relay.ts';
 import { MODERN_VERSION, modernMeta, replyMessage } from '../harness/mcp-wire.ts';
-import { memoryStats } from '../harness/proc-stats.ts';
+import { cpuMicros, memoryStats } from '../harness/proc-stats.ts';
 import { median } from '../harness/statistics.ts';
 import { startBigResultServer } from '../harness/upstream-processes.ts';
 import { stopAll, type ResultRow, type Scenario, type ScenarioContext, type ScenarioResult } from './scenario.ts';
@@ -19,6 +26,12 @@ import { stopAll, type ResultRow, type Scenario, type ScenarioContext, type Scen
 const ID = 'bigResults';
 const UPSTREAM = 'big';
 const SETTLE_MS = 500;
+/** Untimed requests first, for at least this long (and at least MIN_WARM of each): a fresh
+ * gateway's optimising compiler is still busy through its first few hundred calls (the same
+ * 1 MB text cost it 6–7 ms of CPU per request over its first 15 and 3.5 ms once warm), and a
+ * gateway in service is long past that. */
+const WARM_MS = 1500;
+const MIN_WARM = 2;
 /** How often the gateway's RSS is read while the timed requests run (its peak is the largest reading). */
 const RSS_SAMPLE_MS = 5;
 
@@ -97,52 +110,84 @@ export const bigResults: Scenario = {
       const throughputRatios: number[] = [];
       const ttfbRatios: number[] = [];
       const rssMultiples: number[] = [];
+      const relayThroughputRatios: number[] = [];
+      const relayTtfbRatios: number[] = [];
+      const relayRssMultiples: number[] = [];
       for (const c of cases) {
         const gateway = await startGateway(ctx.pinning, ctx.tmpDir, { upstreams: [{ name: UPSTREAM, url: upstream.url }] });
         const viaGateway = new Pool(new URL(gateway.url).origin, { connections: 1 });
+        const relay = await startNodeRelay(ctx.pinning, upstream.url);
+        const viaRelay = new Pool(new URL(relay.url).origin, { connections: 1 });
         try {
           const d: Timing[] = [];
           const g: Timing[] = [];
-          // One of each first, untimed: warms both paths (and the gateway's catalog), so that
-          // the RSS baseline is a warmed gateway's and the growth is the results'.
-          await fetchOnce(direct, new URL(upstream.url).pathname, c.tool, c.check);
-          await fetchOnce(viaGateway, new URL(gateway.url).pathname, `${UPSTREAM}__${c.tool}`, c.check);
+          const r: Timing[] = [];
+          // Untimed first: warms all three paths (and the gateway's catalog and compiled code),
+          // so that the RSS baseline is a warmed gateway's and the growth is the results'.
+          const warmUntil = performance.now() + (quick ? WARM_MS / 5 : WARM_MS);
+          for (let i = 0; i < MIN_WARM || performance.now() < warmUntil; i++) {
+            await fetchOnce(direct, new URL(upstream.url).pathname, c.tool, c.check);
+            await fetchOnce(viaGateway, new URL(gateway.url).pathname, `${UPSTREAM}__${c.tool}`, c.check);
+            await fetchOnce(viaRelay, new URL(relay.url).pathname, c.tool, c.check);
+          }
           await sleep(SETTLE_MS);
           const idleRss = memoryStats(gateway.pid).rssMb;
+          const relayIdleRss = memoryStats(relay.pid).rssMb;
           let peakMb = idleRss;
+          let relayPeakMb = relayIdleRss;
           const sampler = setInterval(() => {
             peakMb = Math.max(peakMb, memoryStats(gateway.pid).rssMb);
+            relayPeakMb = Math.max(relayPeakMb, memoryStats(relay.pid).rssMb);
           }, RSS_SAMPLE_MS);
+          // Each proxy is idle while the others are fetched: its CPU over the loop is its own requests'.
+          const cpuBefore = [cpuMicros(gateway.pid), cpuMicros(relay.pid)];
           try {
             for (let i = 0; i < c.requests; i++) {
               d.push(await fetchOnce(direct, new URL(upstream.url).pathname, c.tool, c.check));
               g.push(await fetchOnce(viaGateway, new URL(gateway.url).pathname, `${UPSTREAM}__${c.tool}`, c.check));
+              r.push(await fetchOnce(viaRelay, new URL(relay.url).pathname, c.tool, c.check));
             }
           } finally {
             clearInterval(sampler);
           }
+          const gatewayCpuMs = (cpuMicros(gateway.pid) - cpuBefore[0]!) / c.requests / 1000;
+          const relayCpuMs = (cpuMicros(relay.pid) - cpuBefore[1]!) / c.requests / 1000;
           peakMb = Math.max(peakMb, memoryStats(gateway.pid).rssMb);
+          relayPeakMb = Math.max(relayPeakMb, memoryStats(relay.pid).rssMb);
           const units = c.tool === 'progress' ? c.size : undefined;
           const rate = (ts: Timing[]): number => median(ts.map((t) => (units ?? t.bytes) / (t.totalMs / 1000)));
-          const [dRate, gRate] = [rate(d), rate(g)];
-          const [dTtfb, gTtfb] = [median(d.map((t) => t.ttfbMs)), median(g.map((t) => t.ttfbMs))];
+          const [dRate, gRate, rRate] = [rate(d), rate(g), rate(r)];
+          const [dTtfb, gTtfb, rTtfb] = [d, g, r].map((ts) => median(ts.map((t) => t.ttfbMs))) as [number, number, number];
           const growthMb = Math.max(0, peakMb - idleRss);
+          const relayGrowthMb = Math.max(0, relayPeakMb - relayIdleRss);
           const unit = units ? 'msg/s' : 'MB/s';
           const shown = (r: number): string => (units ? r.toFixed(0) : (r / MB).toFixed(0));
           rows.push({ label: `${c.tool}: direct`, value: `${shown(dRate)} ${unit}`, note: `TTFB ${dTtfb.toFixed(2)} ms, whole ${median(d.map((t) => t.totalMs)).toFixed(1)} ms` });
           rows.push({
             label: `${c.tool}: gatehouse`,
             value: `${shown(gRate)} ${unit}`,
-            note: `${(gRate / dRate).toFixed(2)}× direct; TTFB ${gTtfb.toFixed(2)} ms (${(gTtfb / dTtfb).toFixed(1)}×), whole ${median(g.map((t) => t.totalMs)).toFixed(1)} ms; peak RSS +${growthMb.toFixed(0)} MB${units ? '' : ` (${(growthMb / (c.size / MB)).toFixed(1)}× the result)`}`,
+            note: `${(gRate / dRate).toFixed(2)}× direct; TTFB ${gTtfb.toFixed(2)} ms (${(gTtfb / dTtfb).toFixed(1)}×), whole ${median(g.map((t) => t.totalMs)).toFixed(1)} ms; CPU ${gatewayCpuMs.toFixed(1)} ms per request; peak RSS +${growthMb.toFixed(0)} MB${units ? '' : ` (${(growthMb / (c.size / MB)).toFixed(1)}× the result)`}`,
           });
+          rows.push({
+            label: `${c.tool}: node byte relay`,
+            value: `${shown(rRate)} ${unit}`,
+            note: `yardstick; ${(rRate / dRate).toFixed(2)}× direct; TTFB ${rTtfb.toFixed(2)} ms (${(rTtfb / dTtfb).toFixed(1)}×), whole ${median(r.map((t) => t.totalMs)).toFixed(1)} ms; CPU ${relayCpuMs.toFixed(1)} ms per request; peak RSS +${relayGrowthMb.toFixed(0)} MB${units ? '' : ` (${(relayGrowthMb / (c.size / MB)).toFixed(1)}× the result)`}`,
+          });
+          relayThroughputRatios.push(rRate / dRate);
+          relayTtfbRatios.push(rTtfb / dTtfb);
+          if (!units) relayRssMultiples.push(relayGrowthMb / (c.size / MB));
+          metrics[`${c.tool}GatewayCpuMs`] = gatewayCpuMs;
+          metrics[`${c.tool}RelayCpuMs`] = relayCpuMs;
           throughputRatios.push(gRate / dRate);
           ttfbRatios.push(gTtfb / dTtfb);
           if (!units) rssMultiples.push(growthMb / (c.size / MB));
           metrics[`${c.tool}ThroughputRatio`] = gRate / dRate;
           metrics[`${c.tool}TtfbRatio`] = gTtfb / dTtfb;
           if (!units) metrics[`${c.tool}RssMultiple`] = growthMb / (c.size / MB);
-          ctx.log(`  ${c.tool}: ${(gRate / dRate).toFixed(2)}× direct, TTFB ${gTtfb.toFixed(2)} vs ${dTtfb.toFixed(2)} ms, peak RSS +${growthMb.toFixed(0)} MB`);
+          ctx.log(`  ${c.tool}: ${(gRate / dRate).toFixed(2)}× direct (relay ${(rRate / dRate).toFixed(2)}×), TTFB ${gTtfb.toFixed(2)} vs ${dTtfb.toFixed(2)} ms (relay ${rTtfb.toFixed(2)}), peak RSS +${growthMb.toFixed(0)} MB (relay +${relayGrowthMb.toFixed(0)})`);
         } finally {
+          await viaRelay.close();
+          await relay.stop();
           await viaGateway.close();
           await gateway.stop();
         }
@@ -150,13 +195,16 @@ export const bigResults: Scenario = {
       return {
         id: ID,
         title: this.title,
-        note: 'One request at a time; medians over the requests. RSS multiple: the gateway\'s peak RSS above its warmed RSS ÷ the result\'s size (MB).',
+        note: 'One request at a time, direct, Gatehouse and the node byte relay in turn; medians over the requests. RSS multiple: the proxy\'s peak RSS above its warmed RSS ÷ the result\'s size (MB). CPU: the proxy process\'s, per request.',
         rows,
         metrics: {
           ...metrics,
           minThroughputRatio: Math.min(...throughputRatios),
           maxTtfbRatio: Math.max(...ttfbRatios),
           maxRssMultiple: Math.max(...rssMultiples),
+          relayMinThroughputRatio: Math.min(...relayThroughputRatios),
+          relayMaxTtfbRatio: Math.max(...relayTtfbRatios),
+          relayMaxRssMultiple: Math.max(...relayRssMultiples),
         },
       };
     } finally {
