@@ -53,6 +53,34 @@ describe('exchange over SSE', () => {
     expect(outcome).toMatchObject({ kind: 'response', status: 200, message: { id: 7, result: { ok: true } } });
   });
 
+  it('hands over the first event of a long burst a turn before the rest of its chunk, and every event in order', async () => {
+    const count = 600;
+    const note = (i: number): JsonRpcNotification => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: i } });
+    const p = await serve((_req, res, body) => {
+      res.writeHead(200, SSE_HEADERS);
+      // One write of about 60 KB: one HTTP chunk, read in one or a few parts.
+      let text = 'id: x\ndata: \n\n';
+      for (let i = 1; i <= count; i++) text += sseEvent(note(i));
+      res.end(text + sseEvent({ jsonrpc: '2.0', id: body.id, result: { ok: true } }));
+    });
+    const notes: JsonRpcNotification[] = [];
+    let turnPassed = false;
+    let secondAfterATurn: boolean | undefined;
+    const outcome = await exchange(
+      input(p, {
+        onNotification: (n) => {
+          notes.push(n);
+          // Set in the next turn: the second event sees it only if it was held back for one.
+          if (notes.length === 1) setImmediate(() => (turnPassed = true));
+          if (notes.length === 2) secondAfterATurn = turnPassed;
+        },
+      }),
+    );
+    expect(secondAfterATurn).toBe(true);
+    expect(notes).toEqual(Array.from({ length: count }, (_, i) => note(i + 1)));
+    expect(outcome).toMatchObject({ kind: 'response', status: 200, message: { id: 7, result: { ok: true } } });
+  });
+
   it('passes requests the upstream starts on the stream to onServerRequest', async () => {
     const p = await serve((_req, res, body) => {
       res.writeHead(200, SSE_HEADERS);

@@ -1,24 +1,19 @@
-// One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read either
-// one JSON body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)).
-// Notifications on the stream are handed over as they arrive; requests the upstream starts on
-// the stream (legacy era only) are answered through `onServerRequest`. Nothing is buffered
-// beyond one SSE event or one JSON body, and neither beyond `maxAnswerBytes`
-// (limits.maxUpstreamAnswerBytes; characters of an SSE event): a larger answer ends the exchange
-// as `too_large`. A big result the caller may relay goes to its client as it comes instead
-// (`relay`: relayed-body.ts for a JSON body not known to be small, sse-relay-tap.ts for a stream).
+// One JSON-RPC exchange over Streamable HTTP with an upstream: POST a message, then read one JSON
+// body or an SSE stream (MCP 2026-07-28, basic/transports/streamable-http (responses)), whose
+// notifications are handed over as they arrive and whose requests (legacy era only) go to
+// `onServerRequest`. Nothing is held beyond one SSE event or one JSON body, nor beyond
+// `maxAnswerBytes` (limits.maxUpstreamAnswerBytes; a larger answer ends it as `too_large`); a big
+// result the caller may relay goes to its client as it comes (relayed-body.ts, sse-relay-tap.ts).
 //
-// Written as an undici dispatch handler rather than `pool.request()` + a body stream: the
-// response arrives as synchronous callbacks, so the usual answer (one chunk holding a priming
-// event and the response) is parsed in one pass with no stream, async iterator or extra
-// promise per call. It takes undici's raw callbacks (onConnect; onHeaders with the wire's
-// name/value pairs, read lazily: raw-response.ts; onData returning false to pause): given the
-// controller-style ones, undici wraps each request in an adapter that turns every header and
-// trailer into an object. The timeout and the caller's cancellation abort the request
-// directly, without an AbortController or AbortSignal per call. Retries are the caller's
-// business (http-upstream.ts), but for a `resumable` (2025-11-25) stream the upstream ends
-// before the response, having given its events ids: resumed with a GET carrying Last-Event-ID
-// after the upstream's `retry` (MCP 2025-11-25, basic/transports (resumability and
-// redelivery)), at most MAX_RESUMES times, within the exchange's own timeout.
+// An undici dispatch handler on its raw callbacks (onConnect; onHeaders with the wire's
+// name/value pairs, read lazily: raw-response.ts; onData returning false to pause), not
+// `pool.request()` and a body stream: the usual answer (a priming event and the response in
+// one chunk) is parsed in one pass, with no stream, iterator, header objects or extra promise
+// per call, and the timeout and the caller's cancellation abort the request directly (no
+// AbortSignal per call). Retries are the caller's (http-upstream.ts), but a `resumable`
+// (2025-11-25) stream the upstream ends before the response, its events having ids, is resumed
+// with a GET carrying Last-Event-ID after its `retry` (MCP 2025-11-25, basic/transports
+// (resumability and redelivery)), at most MAX_RESUMES times, within the exchange's timeout.
 import type { Dispatcher } from 'undici';
 import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../../protocol/message.ts';
 import type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
@@ -27,8 +22,9 @@ import { isResponseTo, parseWireMessage } from '../wire-message.ts';
 import type { AnswerMeter } from '../../limits/answer-budget.ts';
 import { RELAY_FROM_BYTES, RelayedBody } from './relayed-body.ts';
 import { SseRelayTap, type TapStep } from './sse-relay-tap.ts';
+import { firstEventEnd } from './first-event.ts';
 import { BodyText } from './body-text.ts';
-import { RequestControl, ResponseHeaders } from './raw-response.ts';
+import { RequestControl, ResponseHeaders, type ChunkTaker } from './raw-response.ts';
 import { abortable } from '../../protocol/cancellation.ts';
 
 export type { ExchangeInput, ExchangeOutcome } from './exchange-outcome.ts';
@@ -48,14 +44,13 @@ export function exchange(input: ExchangeInput): Promise<ExchangeOutcome> {
   if (input.signal?.aborted || input.cancellation?.aborted) return Promise.resolve({ kind: 'aborted' });
   return new Promise((resolve) => {
     const handler = new ExchangeHandler(input, resolve);
-    // With a timeout of our own, undici's header and body timers (300 s by default) are off:
-    // they would cut a call configured to wait longer, and ours covers the whole exchange.
+    // With a timeout of our own, undici's header and body timers (300 s) would only cut it short.
     const timers = input.timeoutMs !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {};
     input.pool.dispatch({ path: input.path, method: 'POST', headers: input.headers, body: JSON.stringify(input.body), ...timers }, handler);
   });
 }
 
-class ExchangeHandler implements Dispatcher.DispatchHandler {
+class ExchangeHandler implements Dispatcher.DispatchHandler, ChunkTaker {
   private readonly id: RequestId | undefined;
   private readonly wire = new RequestControl();
   private settled = false;
@@ -126,11 +121,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   private read(chunk: Buffer): void {
     switch (this.reading) {
-      case 'sse':
+      case 'sse': {
         if (this.meter && this.tap?.committed !== true && !this.meter.charge(chunk.length)) return this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
-        if (this.tap) return this.tapped(this.tap.push(chunk));
-        if (!this.sse!.pushBytes(chunk)) this.tooLarge(this.maxAnswer);
-        return;
+        // A long first chunk: its first event now, the rest a turn later (first-event.ts).
+        const at = this.size === 0 ? firstEventEnd(chunk) : -1;
+        this.size += chunk.length;
+        return this.wire.inTwo(chunk, at, this);
+      }
       case 'relay':
         if (this.meter && !this.body!.committed && !this.meter.charge(chunk.length)) return this.tooLarge(this.input.budget!.maxBytes, 'over_budget');
         this.size += chunk.length;
@@ -147,8 +144,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     if (this.settled) return this.settle(undefined);
-    // A resumed stream the upstream will not give: the call was already processed, so it
-    // fails as a lost stream (never as a lost session, which would send it again).
+    // A resumed stream the upstream will not give: a lost stream (never a lost session: resent).
     if (this.resumes > 0 && this.reading !== 'sse') {
       return this.settle({ kind: 'network_error', error: new Error(`resuming the stream failed (HTTP ${this.status})`), responded: true });
     }
@@ -214,7 +210,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     return new RelayedBody({ relay, id: this.id!, maxJsonDepth, length: known, pause: () => this.wire.pause(), resume: () => this.wire.resume(), abandon: stop });
   }
 
-  /** Lines of an SSE answer the tap does not relay: to the parser, as before. */
+  /** Bytes of an SSE answer (ChunkTaker): through the tap when the result may be relayed, else to the parser. */
+  take(chunk: Buffer): void {
+    if (this.tap && this.reading === 'sse') this.tapped(this.tap.push(chunk));
+    else this.toParser(chunk);
+  }
+
+  /** Lines of an SSE answer the tap does not relay (and all, without a tap): to the parser. */
   private toParser(bytes: Buffer): void {
     if (this.reading === 'sse' && !this.sse!.pushBytes(bytes)) this.tooLarge(this.maxAnswer);
   }
@@ -257,8 +259,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settle({ kind: 'http_error', status, headers, bodyText });
   }
 
-  /** The answer will not fit (or, `over_budget`, the answers in flight hold the whole shared
-   * budget): stop reading and close the connection (the rest is never read). */
+  /** The answer will not fit (`over_budget`: answers in flight hold the shared budget): stop, close. */
   private tooLarge(limit: number, kind: 'too_large' | 'over_budget' = 'too_large'): void {
     this.text.clear();
     this.sse = undefined;
@@ -283,8 +284,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.wire.abort(reason instanceof Error ? reason : new DOMException('exchange stopped', 'AbortError'));
   }
 
-  /** Resolves once; later calls (undefined: the response was already handed over, the
-   * rest of the stream has now been read) only stop the timer. */
+  /** Resolves once; later calls (undefined: the rest of the stream was read) only stop the timer. */
   private settle(outcome: ExchangeOutcome | undefined): void {
     this.meter?.release();
     clearTimeout(this.timer);

@@ -5,7 +5,7 @@
 // every header into an object. Names compare case-insensitively (RFC 9110 section 5.1);
 // values read as latin1, as undici itself reads them. The control is the request's abort,
 // once connected, and its pause: onHeaders and onData answer whether undici reads on, and
-// `resume` restarts it.
+// `resume` restarts it; `later` holds undici while part of a chunk waits for the next turn.
 
 type Raw = readonly (Buffer | string)[];
 
@@ -33,10 +33,16 @@ export class ResponseHeaders {
   }
 }
 
+/** Takes bytes of a response that RequestControl.inTwo hands on. */
+export interface ChunkTaker {
+  take(part: Buffer): void;
+}
+
 export class RequestControl {
   private abortRequest: ((reason?: Error) => void) | undefined;
   private resumeReading: (() => void) | undefined;
   private paused = false;
+  private holding = false;
 
   connected(abort: (reason?: Error) => void): void {
     this.abortRequest = abort;
@@ -48,7 +54,7 @@ export class RequestControl {
 
   /** What onHeaders and onData return: false holds undici until `resume`. */
   get reading(): boolean {
-    return !this.paused;
+    return !this.paused && !this.holding;
   }
 
   pause(): void {
@@ -58,7 +64,20 @@ export class RequestControl {
   resume(): void {
     if (!this.paused) return;
     this.paused = false;
-    this.resumeReading?.();
+    if (!this.holding) this.resumeReading?.();
+  }
+
+  /** Hands `chunk` on in two parts, cut at `at` (-1: whole, now): the second a turn later,
+   * undici held back until then, reading on after it unless paused meanwhile (backpressure). */
+  inTwo(chunk: Buffer, at: number, taker: ChunkTaker): void {
+    if (at === -1) return taker.take(chunk);
+    taker.take(chunk.subarray(0, at));
+    this.holding = true;
+    setImmediate(() => {
+      this.holding = false;
+      taker.take(chunk.subarray(at));
+      if (!this.paused) this.resumeReading?.();
+    });
   }
 
   /** Abandons the request (its connection is closed if it was sent); nothing before it connected. */
