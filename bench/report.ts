@@ -54,6 +54,9 @@ export const TARGETS: readonly Target[] = [
   { label: 'steady load: p50 added over direct, API key + policy + metrics + audit batch', metric: 'legacy.fixedRateBatchAddedP50Ms', op: '<=', threshold: 0.6, unit: 'ms' },
   { label: 'steady load: p99 ÷ direct, plain', metric: 'legacy.fixedRateP99Ratio', op: '<=', threshold: 1.3, unit: '×' },
   { label: 'steady load: p99 ÷ direct, API key + policy + metrics + audit batch', metric: 'legacy.fixedRateBatchP99Ratio', op: '<=', threshold: 1.3, unit: '×' },
+  // The node floor at the same rate (yardsticks: what a minimal Node.js proxy adds on this layout).
+  { label: 'steady load: p50 added over direct, node floor (yardstick)', metric: 'legacy.fixedRateFloorAddedP50Ms', op: '<=', threshold: 0.3, unit: 'ms' },
+  { label: 'steady load: p99 ÷ direct, node floor (yardstick)', metric: 'legacy.fixedRateFloorP99Ratio', op: '<=', threshold: 1.3, unit: '×' },
   // Issue 17, targets 3-5. "A small multiple of one result" is read as at most 4×; "keep their
   // p99" under overload as an accepted call's p99 at most 1.5× (the ceiling's own bound) its p99
   // at the same concurrency with nothing refused (closed loop at the cap), the half-capacity

@@ -132,16 +132,17 @@ export const toolsCallLegacy: Scenario = {
       // Direct and the three Gatehouse arms at a fixed, moderate rate: a quarter of what the
       // upstream serves directly. At full speed the client's connections queue wherever the CPU
       // is short, so latency there follows throughput; here it is what a request waits at
-      // normal load. Issue 17's target 2 reads plain and policy + batch audit against direct.
+      // normal load. Issue 17's target 2 reads plain and policy + batch audit against direct;
+      // the node floor runs at the same rate as its yardstick (what a Node.js proxy adds at all).
       const rate = Math.max(50, Math.round((direct.rps * FIXED_RATE_SHARE) / 50) * 50);
       ctx.log(`  fixed rate: ${rate} req/s`);
       const paced = await runInterleaved(
         ctx.gen,
-        arms.slice(0, 4).map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
+        [...arms.slice(0, 4), arms.find((a) => a.name === FLOOR_ARM)!].map((a) => ({ ...a, name: `${a.name} @ ${rate} req/s`, spec: { ...a.spec, pacedRate: rate } })),
         { ...ctx.plan, warmupSec: 1 },
         ctx.log,
       );
-      const [pacedDirect, pacedGw, pacedGwp, pacedGwb] = paced as [ArmSummary, ArmSummary, ArmSummary, ArmSummary];
+      const [pacedDirect, pacedGw, pacedGwp, pacedGwb, pacedFloor] = paced as [ArmSummary, ArmSummary, ArmSummary, ArmSummary, ArmSummary];
       const ng = summaries.find((s) => s.name === 'nginx pass-through');
       const fl = summaries.find((s) => s.name === FLOOR_ARM)!;
       const rl = summaries.find((s) => s.name === RELAY_ARM)!;
@@ -163,7 +164,7 @@ export const toolsCallLegacy: Scenario = {
         note: `${inFlight.samples} scrapes of gatehouse_requests_in_flight every 50 ms during one extra ${ctx.plan.roundSec} s run after the rounds (bench/harness/in-flight-sampler.ts)${inFlight.failed ? `; FAILED: ${inFlight.failed}` : ''}`,
       });
       rows.push({ label: 'upstream CPU per call (direct)', cpuUsPerCall: direct.cpuUsPerCall.upstream ?? Number.NaN });
-      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway', [paced[3]!.name]: 'gateway' })) {
+      for (const row of armRows(paced, { [paced[1]!.name]: 'gateway', [paced[2]!.name]: 'gateway', [paced[3]!.name]: 'gateway', [paced[4]!.name]: 'floor' })) {
         const added = row.label === pacedDirect.name ? '' : `; p50 ${signedMs(row.p50Ms! - pacedDirect.p50Ms)} over direct`;
         rows.push({ ...row, note: `${row.note}; fixed rate, ${FIXED_RATE_SHARE * 100} % of direct's throughput${added}` });
       }
@@ -208,6 +209,8 @@ export const toolsCallLegacy: Scenario = {
           fixedRateAddedP50Ms: pacedGw.p50Ms - pacedDirect.p50Ms,
           fixedRateBatchAddedP50Ms: pacedGwb.p50Ms - pacedDirect.p50Ms,
           fixedRateBatchP99Ratio: pacedGwb.p99Ms / pacedDirect.p99Ms,
+          fixedRateFloorAddedP50Ms: pacedFloor.p50Ms - pacedDirect.p50Ms,
+          fixedRateFloorP99Ratio: pacedFloor.p99Ms / pacedDirect.p99Ms,
         },
         ...(failures.length ? { failed: failures.join('; ') } : {}),
         details: [...summaries, ...paced],
