@@ -5,7 +5,7 @@
 // every header into an object. Names compare case-insensitively (RFC 9110 section 5.1);
 // values read as latin1, as undici itself reads them. The control is the request's abort,
 // once connected, and its pause: onHeaders and onData answer whether undici reads on, and
-// `resume` restarts it; `later` holds undici while part of a chunk waits for the next turn.
+// `resume` restarts it; `inTwo` holds undici while the second part of a chunk waits a turn.
 
 type Raw = readonly (Buffer | string)[];
 
