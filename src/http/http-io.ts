@@ -160,12 +160,22 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Resul
   // Gone before its end, and before this read began (say, while it was authenticated): 'close'
   // has fired already, so waiting for it would wait forever.
   if (req.destroyed) return err(BODY_ENDED_EARLY);
-  return streamed(req, limit, timeoutMs);
+  // Without an await before this read (no identity configured), it runs inside the 'request'
+  // event, which Node's parser emits at the end of the headers, before it parses the body that
+  // came in the same read. By the next microtask that read is parsed: a small body sent with its
+  // headers is in the buffer then, and is taken without the listeners and timer of a stream.
+  return Promise.resolve().then(() => buffered(req, limit) ?? (req.destroyed ? err(BODY_ENDED_EARLY) : streamed(req, limit, timeoutMs)));
 }
 
-/** The whole body, when it has all arrived and nobody reads the stream. */
+/** The whole body, when it has all arrived and nobody reads the stream. A body of a declared
+ * length is whole once that many bytes wait in the buffer, which is a turn before Node marks
+ * the message complete. */
 function buffered(req: IncomingMessage, limit: number): Result<string, GatewayError> | undefined {
-  if (!req.complete || req.readableFlowing || req.listenerCount('data') !== 0) return undefined;
+  if (req.readableFlowing || req.listenerCount('data') !== 0) return undefined;
+  if (!req.complete) {
+    const declared = req.headers['content-length'];
+    if (declared === undefined || req.readableLength !== Number(declared)) return undefined;
+  }
   const buffered: Buffer | null = req.read();
   if (buffered === null) return ok('');
   if (buffered.length > limit) return err({ kind: 'body_too_large', limit });
