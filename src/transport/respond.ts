@@ -25,12 +25,15 @@ import { SseStream } from './sse-stream.ts';
 import type { Cancellation } from '../protocol/cancellation.ts';
 import type { ReplayBuffers } from './sse-replay.ts';
 import { ClientRelay, type RelayHost, type RelayReply } from './client-relay.ts';
+import { DelayLine, type DelayedCall } from './delay-line.ts';
 
 /** What a primed stream asks a client to wait before it reconnects, when the upstream said nothing (ms). */
 const DEFAULT_RETRY_MS = 1000;
 /** How long an answer from a resumable upstream stream may take and still go back as plain
  * JSON; past it the client's answer becomes a primed, resumable stream (Exchange.prime). */
 export const PRIME_DELAY_MS = 100;
+/** Every exchange's prime waits on one timer (delay-line.ts). */
+const PRIMES = new DelayLine(PRIME_DELAY_MS);
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 /** What a client is told about an exception inside the gateway; the details go to the log. */
@@ -141,7 +144,7 @@ class Exchange implements RelayHost {
   readonly notify: (n: JsonRpcNotification) => void;
   private settle!: (r: HttpReply) => void;
   private sse: SseStream | undefined;
-  private primeTimer: NodeJS.Timeout | undefined;
+  private primeTimer: DelayedCall | undefined;
   private primeRetryMs: number | undefined;
   /** A big result may be relayed into this reply (client-relay.ts). */
   private relay: ClientRelay | undefined;
@@ -199,15 +202,15 @@ class Exchange implements RelayHost {
   readonly prime = (retryMs: number | undefined): void => {
     if (this.sse !== undefined || this.opts.replay === undefined || this.primeTimer !== undefined) return;
     this.primeRetryMs = retryMs ?? DEFAULT_RETRY_MS;
-    this.primeTimer = setTimeout(() => {
+    this.primeTimer = PRIMES.add(() => {
       this.primeTimer = undefined;
       this.stream();
-    }, PRIME_DELAY_MS);
+    });
   };
 
   private cancelPrime(): void {
     if (this.primeTimer === undefined) return;
-    clearTimeout(this.primeTimer);
+    DelayLine.cancel(this.primeTimer);
     this.primeTimer = undefined;
   }
 
