@@ -43,7 +43,7 @@ function lifetimeOf(principal: Principal | undefined, limits: StreamLifetime): n
   return Math.max(0, Math.min(limits.maxLifetimeMs, untilExpiry));
 }
 
-interface StreamTimers {
+export interface StreamTimers {
   /** A message was sent: the idle period starts again. */
   touch(): void;
   /** The stream ended otherwise. */
@@ -52,7 +52,7 @@ interface StreamTimers {
 
 /** Ends the stream when its lifetime is over or when it has been quiet for the idle timeout,
  * whichever comes first. One timer each, refreshed rather than replaced on every message. */
-function endAtLimits(principal: Principal | undefined, limits: StreamLifetime, end: (why: 'lifetime' | 'idle') => void): StreamTimers {
+export function endAtLimits(principal: Principal | undefined, limits: StreamLifetime, end: (why: 'lifetime' | 'idle') => void): StreamTimers {
   const lifetime = setTimeout(() => end('lifetime'), lifetimeOf(principal, limits));
   const idle = setTimeout(() => end('idle'), limits.idleTimeoutMs);
   lifetime.unref();
@@ -66,7 +66,7 @@ function endAtLimits(principal: Principal | undefined, limits: StreamLifetime, e
   };
 }
 
-const NO_TIMERS: StreamTimers = { touch: () => undefined, cancel: () => undefined };
+export const NO_TIMERS: StreamTimers = { touch: () => undefined, cancel: () => undefined };
 
 /** What a listen stream tells resource subscriptions: its resourceSubscriptions, routed and
  * subscribed (mcp/resource-subscriptions.ts), and where their updates go. */

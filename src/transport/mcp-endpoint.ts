@@ -21,7 +21,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import { ClientRequests } from './client-requests.ts';
 import { createLegacyEndpoint } from './legacy-endpoint.ts';
 import type { LegacySessions } from './legacy-sessions.ts';
-import { KEEP_ALIVE_MS, openLegacyStream, type StreamLifetime } from './listen-streams.ts';
+import { openLegacyStream, type StreamLifetime } from './listen-streams.ts';
+import { resumeLegacyStream } from './resumed-stream.ts';
 import { ReplayBuffers } from './sse-replay.ts';
 import { SessionChannels } from './session-channels.ts';
 import { createModernEndpoint } from './modern-endpoint.ts';
@@ -117,7 +118,7 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (session !== undefined && !session.ok) return refuse({ error: session.error, era: 'legacy', principal });
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
-      if (req.method === 'GET') return replay.resume(session.value.id, req.header('last-event-id'), KEEP_ALIVE_MS) ?? openLegacyStream(session.value, notifier, principal, lifetime());
+      if (req.method === 'GET') return resumeLegacyStream(session.value, req.header('last-event-id'), replay, notifier, principal, lifetime()) ?? openLegacyStream(session.value, notifier, principal, lifetime());
       // Its GET streams close too (onRemoved above).
       sessions.remove(session.value.id);
       return emptyReply(204);

@@ -29,12 +29,16 @@ export interface ChangeListener {
    * changes go to its own listeners only. */
   server?: string;
   close?: () => void;
-  /** What the audit record names the stream by: `listen` with its subscription id, or `get` with its session. */
-  stream?: { kind: 'listen' | 'get'; subscriptionId?: string | number };
+  /** What the audit record names the stream by: `listen` with its subscription id, `get` with
+   * its session, or `resume`: a GET with Last-Event-ID that continues a call's stream. */
+  stream?: { kind: 'listen' | 'get' | 'resume'; subscriptionId?: string | number };
+  /** A resumed call stream: counted, capped and audited as a stream, ended with its session,
+   * but it carries its call's events only: no notification, and no message for the session. */
+  follows?: true;
 }
 
 /** Why a stream ended, as its audit record says. */
-export type StreamEnd = 'client_gone' | 'lifetime' | 'idle' | 'session_ended' | 'server_removed' | 'shutdown';
+export type StreamEnd = 'client_gone' | 'lifetime' | 'idle' | 'session_ended' | 'server_removed' | 'shutdown' | 'call_ended';
 
 export interface StreamEvent {
   event: 'stream_opened' | 'stream_closed';
@@ -118,7 +122,7 @@ export class Notifier {
     if (this.shuttingDown || this.slots.take(ownerOf(listener.principal)) !== undefined) return undefined;
     this.listeners.add(listener);
     this.opened.set(listener, this.now());
-    if (listener.session !== undefined) this.current.set(listener.session, listener);
+    if (listener.session !== undefined && !listener.follows) this.current.set(listener.session, listener);
     this.report('stream_opened', listener);
     return (why = 'client_gone') => this.delete(listener, why);
   }
@@ -178,6 +182,7 @@ export class Notifier {
   }
 
   private receives(l: ChangeListener): boolean {
+    if (l.follows) return false;
     return l.session === undefined || this.current.get(l.session) === l;
   }
 

@@ -24,13 +24,27 @@ export interface ReplayLog {
   end(): void;
 }
 
+/** Where a resumed stream gets the call's later events and its end. */
+export interface Follower {
+  sendChunk(chunk: string): void;
+  close(): void;
+}
+
+/** How a resumed stream is held (listen-streams.ts, resumeLegacyStream). */
+export interface ResumeHooks {
+  keepAliveMs?: number;
+  /** Its client went away. */
+  onCancel?: () => void;
+  follower?: (stream: SseStream, unfollow: () => void) => Follower;
+}
+
 interface Log {
   session: string;
   events: { seq: number; chunk: string }[];
   bytes: number;
   seq: number;
   endedAt: number | undefined;
-  followers: Set<SseStream>;
+  followers: Set<Follower>;
 }
 
 const ID = /^([0-9a-f]{16})_(\d+)$/;
@@ -72,9 +86,36 @@ export class ReplayBuffers {
     };
   }
 
+  /** True when `resume` would continue a stream: this session has the stream the
+   * Last-Event-ID names, and still holds every event after it. */
+  canResume(session: string, lastEventId: string | undefined): boolean {
+    return this.find(session, lastEventId) !== undefined;
+  }
+
   /** The stream a Last-Event-ID continues: the events after it, then the rest as it comes.
-   * Undefined when this session has no such stream or its events are no longer all held. */
-  resume(session: string, lastEventId: string | undefined, keepAliveMs?: number): SseStream | undefined {
+   * Undefined when this session has no such stream or its events are no longer all held.
+   * The later events and the call's end go through `hooks.follower` when given (the stream
+   * and a function that stops following come in), straight to the stream otherwise. */
+  resume(session: string, lastEventId: string | undefined, hooks: ResumeHooks = {}): SseStream | undefined {
+    const found = this.find(session, lastEventId);
+    if (!found) return undefined;
+    const { log, after } = found;
+    const unfollow = (): void => void log.followers.delete(follower);
+    const stream = new SseStream({
+      ...(hooks.keepAliveMs ? { keepAliveMs: hooks.keepAliveMs } : {}),
+      onCancel: () => {
+        unfollow();
+        hooks.onCancel?.();
+      },
+    });
+    const follower: Follower = hooks.follower?.(stream, unfollow) ?? stream;
+    for (const e of log.events) if (e.seq > after) stream.sendChunk(e.chunk);
+    if (log.endedAt !== undefined) follower.close();
+    else log.followers.add(follower);
+    return stream;
+  }
+
+  private find(session: string, lastEventId: string | undefined): { log: Log; after: number } | undefined {
     if (lastEventId === undefined) return undefined;
     this.purge();
     const m = ID.exec(lastEventId.trim());
@@ -82,12 +123,7 @@ export class ReplayBuffers {
     if (!log || log.session !== session) return undefined;
     const after = Number(m![2]);
     const first = log.events[0]?.seq ?? log.seq + 1;
-    if (after + 1 < first) return undefined;
-    const stream = new SseStream({ ...(keepAliveMs ? { keepAliveMs } : {}), onCancel: () => log.followers.delete(stream) });
-    for (const e of log.events) if (e.seq > after) stream.sendChunk(e.chunk);
-    if (log.endedAt !== undefined) stream.close();
-    else log.followers.add(stream);
-    return stream;
+    return after + 1 < first ? undefined : { log, after };
   }
 
   /** A session that ended takes its streams with it. */

@@ -162,6 +162,11 @@ export class SseStream {
     if (!this.#closed) this.#write(chunk);
   }
 
+  /** close() was called. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
   close(): void {
     if (!this.#finished) {
       this.#finished = true;

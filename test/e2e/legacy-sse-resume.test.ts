@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
 import { postJson, type TestGateway } from '../harness/gateway.ts';
 import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { readEvents, type RawEvent } from '../harness/raw-sse.ts';
 
 let server: Sdk1Server;
 let gw: TestGateway;
@@ -26,38 +27,6 @@ async function openSession(): Promise<string> {
   const sid = init.headers.get('mcp-session-id')!;
   await postJson(gw.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...BASE, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
   return sid;
-}
-
-interface RawEvent {
-  id?: string;
-  retry?: string;
-  data: string;
-}
-
-/** Reads raw SSE events until `done` says so or the stream ends. */
-async function readEvents(res: Response, done: (events: RawEvent[]) => boolean): Promise<RawEvent[]> {
-  const events: RawEvent[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  while (!done(events)) {
-    const { value, done: ended } = await reader.read();
-    if (ended) break;
-    buf += value;
-    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-      const e: RawEvent = { data: '' };
-      for (const line of buf.slice(0, i).split('\n')) {
-        const [field, ...rest] = line.split(':');
-        const v = rest.join(':').replace(/^ /, '');
-        if (field === 'id') e.id = v;
-        else if (field === 'retry') e.retry = v;
-        else if (field === 'data') e.data += v;
-      }
-      buf = buf.slice(i + 2);
-      if (e.id !== undefined || e.data !== '') events.push(e);
-    }
-  }
-  await reader.cancel().catch(() => undefined);
-  return events;
 }
 
 const callTool = (sid: string, id: number, name: string, signal?: AbortSignal, meta?: Record<string, unknown>) =>

@@ -1,0 +1,101 @@
+// A resumed call stream (GET with Last-Event-ID, 2025-11-25) is held like the session's other
+// GET streams: it takes a slot of limits.maxStreams, so past the cap a resumption gets the 503
+// any stream would; it is counted in gatehouse_streams; and its opening and end are audit
+// records, ending `call_ended` once the call it continues has answered. Against a real SDK
+// 1.x server whose test_sampling call waits for the client's answer, so the call, and its
+// resumed stream, stay open for as long as the test needs.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
+import { auditEvents, postJson, type TestGateway } from '../harness/gateway.ts';
+import { useGatewayBed } from '../harness/gateway-bed.ts';
+import { metricValue } from '../harness/metrics.ts';
+import { RawEventReader, readEvents, type RawEvent } from '../harness/raw-sse.ts';
+
+let server: Sdk1Server;
+let gw: TestGateway;
+
+useGatewayBed({
+  upstream: () => startSdk1Server(),
+  config: (up) => `limits: { maxStreams: 1 }\nupstreams:\n  - { name: up, url: "${up.url}", prefix: "" }\n`,
+  ready: (bed) => ({ upstream: server, gw } = bed),
+});
+
+const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const open: Response[] = [];
+afterEach(async () => {
+  for (const res of open.splice(0)) await res.body?.cancel().catch(() => undefined);
+});
+
+async function openSession(): Promise<Record<string, string>> {
+  const init = await postJson(gw.url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 'raw', version: '1' } } }, BASE);
+  const headers = { ...BASE, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+  await postJson(gw.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  return headers;
+}
+
+const samplingAsk = (events: RawEvent[]): { id: string | number } | undefined =>
+  events.map((e) => (e.data === '' ? undefined : JSON.parse(e.data))).find((m) => m?.method === 'sampling/createMessage');
+
+async function get(session: Record<string, string>, lastEventId?: string): Promise<Response> {
+  const res = await fetch(gw.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session['mcp-session-id']!, 'mcp-protocol-version': '2025-11-25', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+  open.push(res);
+  return res;
+}
+
+const streamEvents = (event: string) => auditEvents(gw).filter((e) => e.event === event).map((e) => e.detail);
+
+describe('a resumed call stream, with limits.maxStreams 1', () => {
+  it('takes the one stream slot, is counted and audited, and gives it back when its call has answered', async () => {
+    const session = await openSession();
+    const abort = new AbortController();
+    const call = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: abort.signal });
+    expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const first = await readEvents(call, (ev) => samplingAsk(ev) !== undefined);
+    // The client loses its stream (in 2025-11-25 not a cancel: the call goes on upstream).
+    abort.abort();
+
+    const resumed = await get(session, first[0]!.id);
+    expect(resumed.status).toBe(200);
+    const reader = new RawEventReader(resumed);
+    // The events after the priming one come again: the question the call waits on among them.
+    expect(await reader.until((ev) => samplingAsk(ev) !== undefined)).toBe(true);
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_streams')).toBe(1);
+    await expect.poll(() => streamEvents('stream_opened').filter((d) => d.stream === 'resume')).toEqual([expect.objectContaining({ sessionId: session['mcp-session-id'] })]);
+
+    // The cap is full: another resumption and a plain GET stream are both refused.
+    for (const refused of [await get(session, first[0]!.id), await get(session)]) {
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-31030);
+    }
+
+    // The client answers the question: the call ends, its answer reaches the resumed stream, which ends.
+    const answered = await postJson(gw.url, { jsonrpc: '2.0', id: samplingAsk(reader.events)!.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'test' } }, session);
+    expect(answered.status).toBe(202);
+    const events = await reader.toEnd();
+    const answer = events.map((e) => (e.data === '' ? undefined : JSON.parse(e.data))).find((m) => m?.id === 7);
+    expect(answer.result.content[0].text).toBe('LLM response: sampled');
+    await expect.poll(() => streamEvents('stream_closed').filter((d) => d.stream === 'resume')).toEqual([expect.objectContaining({ reason: 'call_ended' })]);
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_streams')).toBe(0);
+    // Its slot is free again.
+    expect((await get(session)).status).toBe(200);
+  });
+
+  it('ends with its session, and frees its slot', async () => {
+    const session = await openSession();
+    const abort = new AbortController();
+    const call = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: abort.signal });
+    const first = await readEvents(call, (ev) => samplingAsk(ev) !== undefined);
+    abort.abort();
+    const resumed = await get(session, first[0]!.id);
+    expect(resumed.status).toBe(200);
+    const reader = new RawEventReader(resumed);
+    expect(await reader.until((ev) => samplingAsk(ev) !== undefined)).toBe(true);
+
+    const deleted = await fetch(gw.url, { method: 'DELETE', headers: session });
+    expect(deleted.status).toBe(204);
+    await reader.toEnd();
+    await expect.poll(() => streamEvents('stream_closed').filter((d) => d.stream === 'resume' && d.sessionId === session['mcp-session-id'])).toEqual([expect.objectContaining({ reason: 'session_ended' })]);
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_streams')).toBe(0);
+  });
+});
