@@ -82,13 +82,23 @@ describe('ResultRelayScanner', () => {
     }
   });
 
+  it('declines, before sending any of it, a result whose id (before it) is another request\'s', () => {
+    const big = 'x'.repeat(100_000);
+    for (const text of [`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"${big}"}]}}`, '{"id":"7","result":{}}', '{"id":null,"result":{}}']) {
+      const { verdict, out, scanner } = scan(text, 'modern', 2);
+      expect(verdict).toBe('decline');
+      expect(scanner.committed).toBe(false);
+      expect(out).toBe('');
+    }
+  });
+
   const failing: [string, string][] = [
     ['duplicate id before the result', '{"id":7,"id":8,"result":{}}'],
     ['duplicate id after the result', '{"id":7,"result":{},"id":8}'],
     ['duplicate result', '{"id":7,"result":{},"result":{}}'],
     ['a result and an error', '{"id":7,"result":{},"error":{}}'],
-    ['another request\'s id', '{"id":8,"result":{}}'],
-    ['the id as a string', '{"id":"7","result":{}}'],
+    ['another request\'s id after the result', '{"result":{},"id":8}'],
+    ['the id as a string after the result', '{"result":{},"id":"7"}'],
     ['no id', '{"result":{}}'],
     ['duplicate resultType', '{"id":7,"result":{"resultType":"complete","resultType":"input_required"}}'],
     ['duplicate _meta', '{"id":7,"result":{"_meta":{},"_meta":{}}}'],

@@ -17,7 +17,8 @@
 // client's parser and this scan could then read different values.
 //
 // Until the result's value begins nothing is emitted (`committed` false): the caller keeps
-// the bytes, and a `decline` (an error response, a message that is not a response, no object)
+// the bytes, and a `decline` (an error response, a message that is not a response, no object,
+// an id before the result that is not the request's)
 // sends them down the buffered path, which answers as it always did. A `fail` before that
 // point is a clean error for the client; after it, the relay is broken.
 import { JsonStreamScanner, type ScanVerdict } from './json-stream-scanner.ts';
@@ -96,13 +97,15 @@ export class ResultRelayScanner extends JsonStreamScanner {
     if (v !== 'more') return v;
     if (!this.committed) return this.decline('no result');
     if (this.#idText === undefined) return this.fail('the response has no id');
-    let id: unknown;
+    return this.#isRequestId(this.#idText) ? 'done' : this.fail('the response is to another request');
+  }
+
+  #isRequestId(text: string): boolean {
     try {
-      id = JSON.parse(this.#idText);
+      return JSON.parse(text) === this.#o.id;
     } catch {
-      id = undefined;
+      return false;
     }
-    return id === this.#o.id ? 'done' : this.fail('the response is to another request');
   }
 
   /** The levels whose keys the scan reads: the top object, the result object, its _meta. */
@@ -263,6 +266,10 @@ export class ResultRelayScanner extends JsonStreamScanner {
       const text = this.#captured(chunk, end);
       if (text === undefined) return this.fail('an id over 4096 bytes');
       this.#idText = text;
+      // An id before the result is checked before any of the result is sent: another request's
+      // answer goes down the buffered path, which passes over it as it always did. After the
+      // result, only the end can tell (and the relay is broken by then).
+      if (!this.#isRequestId(text)) return this.committed ? this.fail('the response is to another request') : this.decline('a response to another request');
     }
     return 'more';
   }
