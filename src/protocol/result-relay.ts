@@ -37,6 +37,8 @@ export interface ResultRelay {
   open(): RelaySink | undefined;
 }
 
-/** The value a relayed call's Reply carries: the result went to the client as bytes. Nothing
- * reads it; the transport knows from the relay's state. */
+/** The value a relayed call's Reply carries: the result went to the client as bytes, and the
+ * transport knows from the relay's state. Only `isError` is read of it (the outcome the audit
+ * record, metrics and span give the call), so a tool's own error carries that alone. */
 export const RELAYED_RESULT: JsonObject = Object.freeze({});
+export const RELAYED_TOOL_ERROR: JsonObject = Object.freeze({ isError: true });

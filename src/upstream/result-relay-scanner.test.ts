@@ -52,6 +52,24 @@ describe('ResultRelayScanner', () => {
     }
   }
 
+  it('tells a tool error by its result\'s isError, the last one when there are several', () => {
+    const cases: [string, boolean][] = [
+      ['{"id":7,"result":{"content":[],"isError":true}}', true],
+      ['{"id":7,"result":{"isError" : false,"content":[]}}', false],
+      ['{"id":7,"result":{"content":[{"isError":true}]}}', false],
+      ['{"id":7,"result":{"isError":true,"isError":false}}', false],
+      ['{"id":7,"result":{"\\u0069sError":true}}', true],
+      ['{"id":7,"result":{"content":[]}}', false],
+    ];
+    for (const [text, isError] of cases) {
+      for (const size of [1, 5, 1000]) {
+        const { verdict, scanner } = scan(text, 'legacy', size);
+        expect(verdict).toBe('done');
+        expect(scanner.isError).toBe(isError);
+      }
+    }
+  });
+
   it('copies the bytes of members it does not shape, exactly', () => {
     const content = '[{"type":"text","text":"a\\u00e9\\n"} , {"type" : "image","data":"QUJD"}]';
     const { verdict, out } = scan(`{"jsonrpc":"2.0","id":7,"result":{"content":${content}}}`, 'legacy', 5);

@@ -47,6 +47,9 @@ const SHAPED_KEYS = new Set(['"resultType"', '"_meta"', '"structuredContent"', '
 export class ResultRelayScanner extends JsonStreamScanner {
   /** The result's value has begun: bytes are being emitted. */
   committed = false;
+  /** The result says `"isError": true` (a tool's own error, as the audit trail and metrics
+   * count it); the last of its isError members if it has several, as JSON.parse reads it. */
+  isError = false;
   readonly #o: ScanOptions;
   // What is being captured (a key or a top-level id), across chunks.
   #cap: Buffer[] | undefined;
@@ -191,6 +194,8 @@ export class ResultRelayScanner extends JsonStreamScanner {
     const key = this.#key;
     const modern = this.#o.era === 'modern';
     this.#passing = false;
+    // The value's first byte tells true from anything else; the grammar checks the rest.
+    if (key === '"isError"') this.isError = c === 0x74;
     let keep = true;
     if (SHAPED_KEYS.has(key)) {
       if (this.#resultSeen.has(key)) return this.fail(`duplicate result key ${key}`);

@@ -124,6 +124,16 @@ describe('a big result nothing in the gateway reads', () => {
     }
   });
 
+  it('is recorded as the tool error it is when it says isError', async () => {
+    for (const era of ['legacy', 'modern'] as const) {
+      const id = `failing-${era}`;
+      const got = await call(era, id, `${era}__failing`, { bytes: MB });
+      expect(got.status).toBe(200);
+      expect(JSON.parse(got.body.toString('utf8')).result.isError).toBe(true);
+      await expect.poll(() => recordOf(id)).toMatchObject({ outcome: 'tool_error', relayed: true });
+    }
+  });
+
   it('is parsed as before across eras, and below the relay size', async () => {
     for (const [era, name, bytes] of [['modern', 'legacy__text', MB], ['legacy', 'modern__text', MB], ['legacy', 'legacy__text', 1000]] as const) {
       const id = `buffered-${era}-${name}-${bytes}`;

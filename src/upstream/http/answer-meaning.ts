@@ -9,7 +9,7 @@ import { isErrorResponse } from '../../protocol/message.ts';
 import { err, ok, type Result } from '../../protocol/result.ts';
 import type { ExchangeOutcome } from './http-exchange.ts';
 import { reasonOf } from './failure-text.ts';
-import { RELAYED_RESULT } from '../../protocol/result-relay.ts';
+import { RELAYED_RESULT, RELAYED_TOOL_ERROR } from '../../protocol/result-relay.ts';
 
 export interface AnswerContext {
   upstream: string;
@@ -35,8 +35,8 @@ export function answerMeaning(outcome: ExchangeOutcome, c: AnswerContext): Resul
       return err({ kind: 'upstream_timeout', upstream, timeoutMs: c.timeoutMs });
     case 'aborted':
       return err({ kind: 'upstream_unavailable', upstream, reason: reasonOf(outcome) });
-    case 'relayed': // The client has the result's bytes (relayed-body.ts); nothing reads this value.
-      return ok(RELAYED_RESULT);
+    case 'relayed': // The client has the result's bytes (relayed-body.ts); only isError is read of this value.
+      return ok(outcome.isError ? RELAYED_TOOL_ERROR : RELAYED_RESULT);
     case 'invalid_answer':
     case 'relay_broken': {
       const when = outcome.kind === 'relay_broken' ? 'after the gateway began relaying it' : 'before anything was relayed';

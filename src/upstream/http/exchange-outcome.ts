@@ -47,6 +47,6 @@ export type ExchangeOutcome =
   /** The answers in flight together hold all of limits.maxInflightAnswerBytes (`limit`). */
   | { kind: 'over_budget'; limit: number }
   /** The result went to the client as it came (relayed-body.ts), checked to its last byte. */
-  | { kind: 'relayed' }
+  | { kind: 'relayed'; isError?: true }
   /** A relay's scan refused the answer: before any byte reached the client (`invalid_answer`) or after (`relay_broken`). */
   | { kind: 'invalid_answer' | 'relay_broken'; reason: string; tooDeep: boolean };

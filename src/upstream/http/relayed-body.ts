@@ -38,7 +38,10 @@ export interface BodyFailure {
 
 export type BodyStep = { kind: 'more' } | BodyFailure;
 
-export type BodyEnd = BodyFailure | { kind: 'relayed' } | { kind: 'held'; chunks: Buffer[] };
+export type BodyEnd = BodyFailure | RelayedEnd | { kind: 'held'; chunks: Buffer[] };
+
+/** The result went to the client whole; `isError` when it was a tool's own error. */
+export type RelayedEnd = { kind: 'relayed'; isError?: true };
 
 export class RelayedBody {
   #held: Buffer[] = [];
@@ -94,7 +97,7 @@ export class RelayedBody {
     const verdict = scanner.end();
     if (verdict === 'done' && this.#sink !== undefined) {
       this.#sink.complete();
-      return { kind: 'relayed' };
+      return scanner.isError ? { kind: 'relayed', isError: true } : { kind: 'relayed' };
     }
     if (verdict === 'fail') return this.#failed(scanner);
     return this.#giveBack();

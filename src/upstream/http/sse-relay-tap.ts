@@ -7,13 +7,13 @@
 // complete at its blank line; a second data line in it is refused, since the relay has
 // already sent the first as the whole message. Other fields of that event (id, retry, event
 // names, comments) still go to the parser, which keeps the last event id and the retry.
-import { RELAY_FROM_BYTES, type BodyFailure, type RelayedBody } from './relayed-body.ts';
+import { RELAY_FROM_BYTES, type BodyFailure, type RelayedBody, type RelayedEnd } from './relayed-body.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
 const DATA = Buffer.from('data');
 
-export type TapStep = { kind: 'more' } | { kind: 'relayed' } | { kind: 'too_large' } | BodyFailure;
+export type TapStep = { kind: 'more' } | RelayedEnd | { kind: 'too_large' } | BodyFailure;
 
 const MORE: TapStep = Object.freeze({ kind: 'more' });
 const TOO_LARGE: TapStep = Object.freeze({ kind: 'too_large' });
