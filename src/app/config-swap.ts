@@ -14,7 +14,7 @@ import type { AnswerBudget } from '../limits/answer-budget.ts';
 import type { LegacySessions } from '../transport/legacy-sessions.ts';
 import type { Upstream } from '../upstream/upstream.ts';
 import type { ApplyOutcome, ReloadTrigger } from './config-reloader.ts';
-import { buildGeneration, type Generation, type SharedParts } from './gateway-generation.ts';
+import { applyGateLimits, buildGeneration, type Generation, type SharedParts } from './gateway-generation.ts';
 import { deliverChanges, snapshotLists, type ListSnapshot } from './reload-notices.ts';
 import type { UpstreamPool } from './upstream-pool.ts';
 
@@ -69,6 +69,7 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     // Per-user authorization first: the upstreams that commit starts ask it for their parts.
     shared.userAuth?.reconfigure(next);
     pool.commit(plan);
+    applyGateLimits(gen);
     catalog.reconfigure(next, plan.upstreams);
     shared.servers.install(next, gen.servers);
     const { limits } = next;

@@ -25,7 +25,7 @@ import type { Observer } from '../http/observer.ts';
 import { createAuthenticator, type Authenticate } from '../identity/authenticate.ts';
 import type { Principal } from '../identity/principal.ts';
 import { ANONYMOUS_PRINCIPAL } from '../identity/principal.ts';
-import { ConcurrencyGate } from '../limits/concurrency-gate.ts';
+import { ConcurrencyGate, type GateLimits } from '../limits/concurrency-gate.ts';
 import { createContextBudget, createGateway, type ContextBudget, type Gateway, type GatewayDeps } from '../mcp/method-table.ts';
 import type { ResourceSubscriptions } from '../mcp/resource-subscriptions.ts';
 import type { SuspendedCalls } from '../mcp/suspended-calls.ts';
@@ -172,17 +172,27 @@ function authenticatorFor(config: GatewayConfig, logger: Logger): Authenticate {
   return ANONYMOUS;
 }
 
-/** A kept upstream keeps its gate (its running and queued calls) while its limits stay the
- * same. `onFull`: a call waits because its upstream runs maxConcurrent calls (limit hits). */
+/** A kept upstream keeps its gate: its running and queued calls stay counted, so a reload
+ * never lets more than maxConcurrent calls run on it (the gate takes the new queue limits at
+ * the swap, applyGateLimits). `onFull`: a call waits because its upstream runs maxConcurrent
+ * calls (limit hits). */
 function gatesFor(config: GatewayConfig, upstreams: readonly Upstream[], previous: Generation | undefined, onFull: () => void): Map<string, ConcurrencyGate> {
-  const { limits } = config;
-  const sameLimits = previous !== undefined && previous.config.limits.maxQueuedCalls === limits.maxQueuedCalls && previous.config.limits.queueTimeoutMs === limits.queueTimeoutMs;
   return new Map(
     upstreams.map((u) => {
-      const kept = sameLimits && previous.upstreams.includes(u) ? previous.gates.get(u.name) : undefined;
-      return [u.name, kept ?? new ConcurrencyGate(u.name, { ...u.config.concurrency, maxQueued: limits.maxQueuedCalls, queueTimeoutMs: limits.queueTimeoutMs }, onFull)];
+      const kept = previous !== undefined && previous.upstreams.includes(u) ? previous.gates.get(u.name) : undefined;
+      return [u.name, kept ?? new ConcurrencyGate(u.name, gateLimitsOf(config, u), onFull)];
     }),
   );
+}
+
+function gateLimitsOf(config: GatewayConfig, u: Upstream): GateLimits {
+  return { ...u.config.concurrency, maxQueued: config.limits.maxQueuedCalls, queueTimeoutMs: config.limits.queueTimeoutMs };
+}
+
+/** At a reload's swap, once its generation is built: every gate takes this config's limits
+ * (a gate kept from the generation before included). */
+export function applyGateLimits(gen: Generation): void {
+  for (const u of gen.upstreams) gen.gates.get(u.name)?.resize(gateLimitsOf(gen.config, u));
 }
 
 /** Tool search keeps its index while the enforcement and its settings stay; shaping keeps its

@@ -46,6 +46,22 @@ describe('ConcurrencyGate', () => {
     expect(gate.load()).toEqual({ running: 3, queued: 0 });
   });
 
+  it('takes new limits with its calls still counted: a longer queue refuses later, a higher cap starts a waiter', async () => {
+    const gate = new ConcurrencyGate('up', { ...limits, maxConcurrent: 1, maxQueued: 1 });
+    const a1 = held(gate.enter('alice'));
+    const waiting = gate.enter('bob') as Promise<Entry>;
+    gate.resize({ ...limits, maxConcurrent: 1, maxQueued: 2 });
+    // The running call still holds the one place: a new call waits, in the longer queue.
+    const third = gate.enter('carol');
+    expect(third).toBeInstanceOf(Promise);
+    expect(gate.load()).toEqual({ running: 1, queued: 2 });
+    gate.resize({ ...limits, maxConcurrent: 2, maxQueued: 2 });
+    expect(await waiting).toMatchObject({ ok: true });
+    expect(gate.load()).toEqual({ running: 2, queued: 1 });
+    a1();
+    expect(await third).toMatchObject({ ok: true });
+  });
+
   it('refuses a call once the queue is full, and one that waited past queueTimeout', async () => {
     const gate = new ConcurrencyGate('up', { ...limits, maxConcurrent: 1, maxQueued: 1 });
     held(gate.enter('alice'));

@@ -42,7 +42,7 @@ export class ConcurrencyGate {
 
   constructor(
     private readonly upstream: string,
-    private readonly limits: GateLimits,
+    private limits: GateLimits,
     private readonly onFull: () => void = () => undefined,
   ) {}
 
@@ -78,6 +78,14 @@ export class ConcurrencyGate {
       this.queue.push(waiter);
       this.waiting.set(principal, queued + 1);
     });
+  }
+
+  /** New limits (a config reload): the calls running and waiting stay counted, so the new
+   * caps hold from the first call after; a waiter keeps the deadline it was given, and one
+   * that may run under the new caps starts now. */
+  resize(limits: GateLimits): void {
+    this.limits = limits;
+    this.drain();
   }
 
   /** Calls running and waiting now (metrics, tests). */

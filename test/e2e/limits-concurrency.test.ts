@@ -2,7 +2,7 @@
 // once, as many again wait, and the rest are refused at once (503, Retry-After, a JSON-RPC error
 // naming the limit, an audit record); another principal's quick call runs meanwhile. An
 // upstream's own maxConcurrent queues calls, bounded by limits.maxQueuedCalls and queueTimeout.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,16 +24,20 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-async function start(limits: string, upstreamKeys = ''): Promise<void> {
-  upstream = await startModernUpstream({ name: 'up' });
-  auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-concurrency-')), 'trail');
-  gw = await startTestGateway(`
+function configYaml(limits: string, upstreamKeys: string): string {
+  return `
 ${IDENTITY_YAML}
 limits: ${limits}
 audit: { dir: "${auditDir}" }
 upstreams:
-  - { name: up, url: "${upstream.url}"${upstreamKeys} }
-`);
+  - { name: up, url: "${upstream!.url}"${upstreamKeys} }
+`;
+}
+
+async function start(limits: string, upstreamKeys = '', opts: { reload?: boolean } = {}): Promise<void> {
+  upstream = await startModernUpstream({ name: 'up' });
+  auditDir = join(mkdtempSync(join(tmpdir(), 'gatehouse-concurrency-')), 'trail');
+  gw = await startTestGateway(configYaml(limits, upstreamKeys), process.env, opts);
   await gw.waitUp();
 }
 
@@ -106,5 +110,21 @@ describe("an upstream's own maxConcurrent", () => {
     await expect.poll(() => records().filter((r) => r.type === 'request' && r.limit !== undefined).map((r) => r.limit)).toEqual(['maxQueuedCalls', 'queueTimeout']);
     const refusal = records().find((r) => r.limit === 'queueTimeout');
     expect(refusal).toMatchObject({ method: 'tools/call', name: 'up__echo', principal: { subject: 'bob' }, outcome: 'error', errorCode: -31030 });
+  });
+
+  it('keeps counting the calls running and waiting across a reload that changes the queue limits', async () => {
+    await start('{ maxQueuedCalls: 5, queueTimeout: 30s }', ', maxConcurrent: 1', { reload: true });
+    const first = slowCall(ALICE, 1500).then((r) => ({ ...r, at: performance.now() }));
+    await expect.poll(() => metricValue(gw!.url, 'gatehouse_upstream_calls_running', { upstream: 'up' })).toBe(1);
+    writeFileSync(gw!.config.file, configYaml('{ maxQueuedCalls: 6, queueTimeout: 30s }', ', maxConcurrent: 1'));
+    await expect.poll(() => records().filter((r) => r.type === 'event' && r.event === 'config_reload').map((r) => r.detail.result), { timeout: 10_000 }).toEqual(['applied']);
+    // The upstream still runs the first call: the next one waits for it, under the new limits.
+    expect(await metricValue(gw!.url, 'gatehouse_upstream_calls_running', { upstream: 'up' })).toBe(1);
+    const second = modernCall(gw!.url, BOB, 'up__echo', { message: 'after the reload' }).then((r) => ({ ...r, at: performance.now() }));
+    await expect.poll(() => metricValue(gw!.url, 'gatehouse_upstream_calls_queued', { upstream: 'up' })).toBe(1);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.json.result.content[0].text).toBe('slept 1500ms');
+    expect(b.json.result.content[0].text).toBe('after the reload');
+    expect(b.at).toBeGreaterThan(a.at);
   });
 });
