@@ -109,9 +109,14 @@ export class RelayedBody {
   }
 
   #giveBack(): BodyEnd {
+    return { kind: 'held', chunks: this.giveBack() };
+  }
+
+  /** The bytes held, none of which was sent (not committed), for the buffered path to read. */
+  giveBack(): Buffer[] {
     const chunks = this.#held;
     this.#held = [];
-    return { kind: 'held', chunks };
+    return chunks;
   }
 
   #scan(chunk: Buffer): BodyStep {

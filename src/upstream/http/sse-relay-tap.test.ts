@@ -55,6 +55,21 @@ const RESPONSE = JSON.stringify({ jsonrpc: '2.0', id: 3, result: RESULT });
 const NOTE = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } });
 
 describe('SseRelayTap', () => {
+  it('hands a big data line that is not a whole message to the parser, and the event\'s next line after it', () => {
+    const pad = 'x'.repeat(70_000);
+    // A response whose result begins in its second data line, and a notification whose method does.
+    const response = [`data: {"jsonrpc":"2.0","id":3,"pad":"${pad}",`, 'data: "result":{"content":[]}}', '', ''];
+    const note = [`data: {"jsonrpc":"2.0","params":{"pad":"${pad}"},`, 'data: "method":"notifications/message"}', '', ''];
+    for (const lines of [response, note]) {
+      for (const size of [7, 4096, 1_000_000]) {
+        const { parser, relay, steps } = run(lines.join('\n'), size);
+        expect(steps).toEqual([]);
+        expect(relay.state).toBe('unused');
+        expect(parser).toBe(lines.join('\n'));
+      }
+    }
+  });
+
   for (const eol of ['\n', '\r\n', '\r']) {
     for (const size of [1, 7, 4096, 1_000_000]) {
       it(`relays a big response event and hands every other line to the parser (line ends ${JSON.stringify(eol)}, chunks of ${size})`, () => {

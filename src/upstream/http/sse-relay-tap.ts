@@ -217,10 +217,9 @@ export class SseRelayTap {
       this.#relaying = body;
       return MORE;
     }
-    // Small, or not a result: the parser gets the line as it came.
-    const back = body.end();
-    if (back.kind !== 'held') return back.kind === 'relayed' ? MORE : back;
-    this.toParser(Buffer.concat([Buffer.from(this.#spaced ? 'data: ' : 'data:'), ...back.chunks]));
+    // Small, not a result, or not all of its message (which may go on in the event's next data
+    // line, joined to this one): nothing of it was sent, so the parser gets the line as it came.
+    this.toParser(Buffer.concat([Buffer.from(this.#spaced ? 'data: ' : 'data:'), ...body.giveBack()]));
     return this.#terminate(terminator);
   }
 
