@@ -44,26 +44,33 @@ async function get(session: Record<string, string>, lastEventId?: string): Promi
 
 const streamEvents = (event: string) => auditEvents(gw).filter((e) => e.event === event).map((e) => e.detail);
 
+/** Calls test_sampling (which waits for the client's answer), loses the call's stream once the
+ * question came, and resumes it with GET and the priming event's id: the resumed stream, read
+ * up to the question again (the events after the priming one come again). */
+async function callLoseAndResume(session: Record<string, string>, id: number): Promise<{ reader: RawEventReader; firstId: string }> {
+  const abort = new AbortController();
+  const call = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: abort.signal });
+  expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const first = await readEvents(call, (ev) => samplingAsk(ev) !== undefined);
+  // The client loses its stream (in 2025-11-25 not a cancel: the call goes on upstream).
+  abort.abort();
+  const firstId = first[0]!.id!;
+  const resumed = await get(session, firstId);
+  expect(resumed.status).toBe(200);
+  const reader = new RawEventReader(resumed);
+  expect(await reader.until((ev) => samplingAsk(ev) !== undefined)).toBe(true);
+  return { reader, firstId };
+}
+
 describe('a resumed call stream, with limits.maxStreams 1', () => {
   it('takes the one stream slot, is counted and audited, and gives it back when its call has answered', async () => {
     const session = await openSession();
-    const abort = new AbortController();
-    const call = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: abort.signal });
-    expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const first = await readEvents(call, (ev) => samplingAsk(ev) !== undefined);
-    // The client loses its stream (in 2025-11-25 not a cancel: the call goes on upstream).
-    abort.abort();
-
-    const resumed = await get(session, first[0]!.id);
-    expect(resumed.status).toBe(200);
-    const reader = new RawEventReader(resumed);
-    // The events after the priming one come again: the question the call waits on among them.
-    expect(await reader.until((ev) => samplingAsk(ev) !== undefined)).toBe(true);
+    const { reader, firstId } = await callLoseAndResume(session, 7);
     await expect.poll(() => metricValue(gw.url, 'gatehouse_streams')).toBe(1);
     await expect.poll(() => streamEvents('stream_opened').filter((d) => d.stream === 'resume')).toEqual([expect.objectContaining({ sessionId: session['mcp-session-id'] })]);
 
     // The cap is full: another resumption and a plain GET stream are both refused.
-    for (const refused of [await get(session, first[0]!.id), await get(session)]) {
+    for (const refused of [await get(session, firstId), await get(session)]) {
       expect(refused.status).toBe(503);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-31030);
@@ -83,14 +90,7 @@ describe('a resumed call stream, with limits.maxStreams 1', () => {
 
   it('ends with its session, and frees its slot', async () => {
     const session = await openSession();
-    const abort = new AbortController();
-    const call = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }), signal: abort.signal });
-    const first = await readEvents(call, (ev) => samplingAsk(ev) !== undefined);
-    abort.abort();
-    const resumed = await get(session, first[0]!.id);
-    expect(resumed.status).toBe(200);
-    const reader = new RawEventReader(resumed);
-    expect(await reader.until((ev) => samplingAsk(ev) !== undefined)).toBe(true);
+    const { reader } = await callLoseAndResume(session, 8);
 
     const deleted = await fetch(gw.url, { method: 'DELETE', headers: session });
     expect(deleted.status).toBe(204);
