@@ -40,7 +40,7 @@ const SCENARIOS: readonly Scenario[] = [toolsCallLegacy, toolsCallModern, stdioP
 const LONG_SCENARIOS: readonly Scenario[] = [sessionCeiling];
 /** Run when --baseline is given (or by name with --only). */
 const BASELINE_SCENARIOS: readonly Scenario[] = [baselineAb];
-const MAX_DEFAULT_PROFILES = 2;
+const MAX_DEFAULT_PROFILES = 1;
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
 const { values: args } = parseArgs({

@@ -16,8 +16,8 @@ import { stopAll, type Scenario, type ScenarioContext, type ScenarioResult } fro
 
 export type ProfileWorkload = 'tools/call' | 'tools/call+policy' | 'tools/call stdio' | 'tools/call modern' | 'tools/call 1,000 rules' | 'tools/list';
 
-const PROFILE_SEC = 8;
-const WARMUP_SEC = 3;
+const PROFILE_SEC = 6;
+const WARMUP_SEC = 2;
 
 const WORKLOADS: Record<ProfileWorkload, { id: string; title: string }> = {
   'tools/call': { id: 'profileToolsCall', title: 'legacy tools/call (server-everything)' },
