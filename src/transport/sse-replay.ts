@@ -30,7 +30,7 @@ export interface Follower {
   close(): void;
 }
 
-/** How a resumed stream is held (listen-streams.ts, resumeLegacyStream). */
+/** How a resumed stream is held (resumed-stream.ts, resumeLegacyStream). */
 export interface ResumeHooks {
   keepAliveMs?: number;
   /** Its client went away. */
