@@ -163,7 +163,8 @@ export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstre
 
   /** The call asks for a task (or is bridged to one): sent, and the task it made recorded. */
   const createTask = async (call: Call, inner: Handler, name: string, upstream: Upstream, bridge: boolean): Promise<Handled> => {
-    const sent = bridge ? bridgedCall(call) : call;
+    // Never relayed unread: the task it makes is read here, and its id replaced by the gateway's.
+    const { relay: _readHere, ...sent } = bridge ? bridgedCall(call) : call;
     const handled = await inner({ ...sent, notify: notRelatedNotice(call, upstream.name) });
     const made = handled.reply.ok ? createdTask(handled.reply.value, eraOf(upstream)!) : undefined;
     if (!handled.reply.ok || !made) return handled;

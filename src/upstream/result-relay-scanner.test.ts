@@ -110,7 +110,38 @@ describe('ResultRelayScanner', () => {
     }
   });
 
+  it('declines, before sending any of it, a result that leads with a resultType other than "complete" (a task, a question)', () => {
+    const big = 'x'.repeat(100_000);
+    for (const era of ['modern', 'legacy'] as const) {
+      for (const text of [
+        `{"jsonrpc":"2.0","id":7,"result":{"resultType":"task","taskId":"up-1","status":"working","statusMessage":"${big}"}}`,
+        `{"jsonrpc":"2.0","id":7,"result":{ "resultType" : "input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"${big}"}}}}}`,
+        '{"jsonrpc":"2.0","id":7,"result":{"\\u0072esultType":"\\u0074ask"}}',
+      ]) {
+        for (const size of [1, 9, 100_000]) {
+          const { verdict, out, scanner } = scan(text, era, size);
+          expect(verdict).toBe('decline');
+          expect(scanner.committed).toBe(false);
+          expect(scanner.reason).toMatch(/^a result of resultType "(task|input_required)"$/);
+          expect(out).toBe('');
+        }
+      }
+    }
+  });
+
+  it('relays a leading resultType "complete" (escaped or not) as the shaping does, and a result with no members', () => {
+    for (const text of ['{"id":7,"result":{"resultType":"complete","content":[]}}', '{"id":7,"result":{"resultType":"\\u0063omplete","content":[]}}']) {
+      for (const size of [1, 4, 1000]) {
+        expect(JSON.parse(scan(text, 'modern', size).out)).toEqual({ resultType: 'complete', content: [], _meta: { 'io.modelcontextprotocol/serverInfo': GATEWAY_SERVER_INFO } });
+        expect(JSON.parse(scan(text, 'legacy', size).out)).toEqual({ content: [] });
+      }
+    }
+    expect(JSON.parse(scan('{"id":7,"result":{}}', 'legacy', 1).out)).toEqual({});
+  });
+
   const failing: [string, string][] = [
+    ['a resultType "task" after the content', '{"id":7,"result":{"content":[],"resultType":"task"}}'],
+    ['a resultType "input_required" after the _meta', '{"id":7,"result":{"_meta":{},"resultType":"input_required"}}'],
     ['duplicate id before the result', '{"id":7,"id":8,"result":{}}'],
     ['duplicate id after the result', '{"id":7,"result":{},"id":8}'],
     ['duplicate result', '{"id":7,"result":{},"result":{}}'],

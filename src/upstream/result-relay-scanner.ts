@@ -16,13 +16,15 @@
 // that is not an object. A key the shaping depends on that appears twice is refused, since the
 // client's parser and this scan could then read different values.
 //
-// Until the result's value begins nothing is emitted (`committed` false): the caller keeps
-// the bytes, and a `decline` (an error response, a message that is not a response, no object,
-// an id before the result that is not the request's)
-// sends them down the buffered path, which answers as it always did. A `fail` before that
-// point is a clean error for the client; after it, the relay is broken.
+// Until the result's first member is known nothing is emitted (`committed` false): the caller
+// keeps the bytes, and a `decline` (an error response, not a response, no object, an earlier
+// id not the request's, a leading resultType not "complete") sends them down the buffered
+// path, which answers as it always did. A `fail` before that is a clean error for the client;
+// after it, the relay is broken. Only a complete result is relayed: a task or an
+// input_required question is for the gateway to read, so a late resultType breaks the relay.
 import { JsonStreamScanner, type ScanVerdict } from './json-stream-scanner.ts';
 import type { Era } from '../protocol/versions.ts';
+import { TokenCapture } from './token-capture.ts';
 
 export type { ScanVerdict } from './json-stream-scanner.ts';
 
@@ -51,10 +53,8 @@ export class ResultRelayScanner extends JsonStreamScanner {
    * count it); the last of its isError members if it has several, as JSON.parse reads it. */
   isError = false;
   readonly #o: ScanOptions;
-  // What is being captured (a key or a top-level id), across chunks.
-  #cap: Buffer[] | undefined;
-  #capFrom = -1;
-  #capLen = 0;
+  // What is being captured (a key, a top-level id, a resultType), across chunks.
+  readonly #cap = new TokenCapture(MAX_KEY_BYTES);
   #key = '';
   // The top level.
   #topKey = '';
@@ -68,6 +68,8 @@ export class ResultRelayScanner extends JsonStreamScanner {
   #resultMembers = 0;
   #metaSeen = false;
   #resultTypeSeen = false;
+  /** The result's `{` is read, not yet emitted: its first member decides. */
+  #opening = false;
   #metaMembers = 0;
   #serverInfoSeen = false;
   // Emission: a value being copied from byte `mark` on.
@@ -85,13 +87,13 @@ export class ResultRelayScanner extends JsonStreamScanner {
   push(chunk: Buffer, out: (Buffer | string)[]): ScanVerdict {
     this.#out = out;
     this.#mark = 0;
-    if (this.#capFrom >= 0) this.#capFrom = 0;
+    this.#cap.nextChunk();
     const v = this.scan(chunk);
     if (v !== 'more') return v;
     const n = chunk.length;
     if (this.#passing && n > this.#mark) out.push(chunk.subarray(this.#mark, n));
-    if (this.#cap !== undefined && this.#capFrom >= 0 && n > this.#capFrom) this.#capture(chunk.subarray(this.#capFrom, n));
-    return this.#capLen > MAX_KEY_BYTES ? this.fail('a key or id over 4096 bytes') : 'more';
+    this.#cap.chunkEnd(chunk);
+    return this.#cap.over ? this.fail('a key, id or resultType over 4096 bytes') : 'more';
   }
 
   /** The upstream's answer ended: a complete response to the request, or a failure. */
@@ -129,30 +131,12 @@ export class ResultRelayScanner extends JsonStreamScanner {
 
   protected keyStart(i: number): void {
     if (!this.#shaped(this.depth)) return;
-    this.#cap = [];
-    this.#capLen = 0;
-    this.#capFrom = i;
-  }
-
-  #capture(b: Buffer): void {
-    this.#capLen += b.length;
-    if (this.#capLen <= MAX_KEY_BYTES) this.#cap!.push(Buffer.from(b));
-  }
-
-  /** The captured text, up to byte `end` of this chunk. */
-  #captured(chunk: Buffer, end: number): string | undefined {
-    if (end > this.#capFrom) this.#capture(chunk.subarray(this.#capFrom, end));
-    const parts = this.#cap!;
-    this.#cap = undefined;
-    this.#capFrom = -1;
-    const len = this.#capLen;
-    this.#capLen = 0;
-    return len > MAX_KEY_BYTES ? undefined : Buffer.concat(parts).toString('utf8');
+    this.#cap.start(i);
   }
 
   protected keyEnd(chunk: Buffer, end: number): ScanVerdict {
     if (!this.#shaped(this.depth)) return 'more';
-    const raw = this.#captured(chunk, end);
+    const raw = this.#cap.take(chunk, end);
     if (raw === undefined) return this.fail('a key over 4096 bytes');
     // Compared by meaning: "id" and "\\u0069d" are the same key.
     this.#key = raw.includes('\\') ? JSON.stringify(JSON.parse(raw) as string) : raw;
@@ -183,9 +167,37 @@ export class ResultRelayScanner extends JsonStreamScanner {
     if (key !== '"result"') return 'more';
     if (this.#topSeen.has('"error"')) return this.fail('both a result and an error');
     if (c !== 0x7b) return this.decline('a result that is not an object');
-    this.committed = true;
     this.#inResult = true;
+    this.#opening = true;
+    return 'more';
+  }
+
+  /** The relay begins: the result's `{` is the first byte the client gets of it. */
+  #commit(): void {
+    this.#opening = false;
+    this.committed = true;
     this.#emit('{');
+  }
+
+  /** A resultType's string value, read whole: only "complete" may be relayed. */
+  #resultTypeRead(text: string | undefined): ScanVerdict {
+    if (text === undefined) return this.fail('a resultType over 4096 bytes');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.fail('a resultType that is not a string');
+    }
+    if (value !== 'complete') {
+      const why = `a result of resultType ${JSON.stringify(value).slice(0, 64)}`;
+      return this.#opening ? this.decline(why) : this.fail(`${why} after its content`);
+    }
+    if (!this.#opening) return 'more';
+    this.#commit();
+    if (this.#o.era === 'modern') {
+      this.#resultTypeSeen = true;
+      this.#emit(`${this.#resultMembers++ > 0 ? ',' : ''}"resultType":"complete"`);
+    }
     return 'more';
   }
 
@@ -205,6 +217,11 @@ export class ResultRelayScanner extends JsonStreamScanner {
       else if (key === '"structuredContent"') keep = modern || c === 0x7b;
       else keep = modern;
     }
+    // A string resultType is read whole (#resultTypeRead); leading, it decides the commit.
+    if (key === '"resultType"' && c === 0x22) {
+      this.keyStart(i);
+      if (this.#opening) return 'more';
+    } else if (this.#opening) this.#commit();
     if (!keep) return 'more';
     if (key === '"resultType"') this.#resultTypeSeen = true;
     this.#emit(`${this.#resultMembers++ > 0 ? ',' : ''}${key}:`);
@@ -253,6 +270,7 @@ export class ResultRelayScanner extends JsonStreamScanner {
       if (modern && !this.#serverInfoSeen) this.#emit(`${this.#metaMembers > 0 ? ',' : ''}${SERVER_INFO_KEY}:${this.#o.serverInfo}`);
       this.#emit('}');
     } else if (depth === 2 && this.#inResult) {
+      if (this.#opening) this.#commit();
       this.#inResult = false;
       if (modern && !this.#metaSeen) this.#emit(`${this.#resultMembers++ > 0 ? ',' : ''}"_meta":{${SERVER_INFO_KEY}:${this.#o.serverInfo}}`);
       if (modern && !this.#resultTypeSeen) this.#emit(`${this.#resultMembers++ > 0 ? ',' : ''}"resultType":"complete"`);
@@ -267,8 +285,9 @@ export class ResultRelayScanner extends JsonStreamScanner {
       this.#mark = end;
       this.#passing = false;
     }
-    if (depth === 1 && this.#topKey === '"id"' && this.#cap !== undefined) {
-      const text = this.#captured(chunk, end);
+    if (depth === 2 && this.#inResult && this.#cap.active) return this.#resultTypeRead(this.#cap.take(chunk, end));
+    if (depth === 1 && this.#topKey === '"id"' && this.#cap.active) {
+      const text = this.#cap.take(chunk, end);
       if (text === undefined) return this.fail('an id over 4096 bytes');
       this.#idText = text;
       // An id before the result is checked before any of the result is sent: another request's
