@@ -151,7 +151,7 @@ export function buildGeneration(config: GatewayConfig, upstreams: readonly Upstr
           routes: buildRouteTable([{ path: config.listen.path, host: undefined, target: mcp }, ...own.map((s) => s.route)]),
           serverMetadata: buildRouteTable(own.flatMap((s) => (s.metadata ? [s.metadata] : []))),
         };
-  const app = { config, upstreams, mcp, metrics: shared.metrics, logger, drain: shared.drain };
+  const app = { config, upstreams, mcp, metrics: shared.metrics, logger, drain: shared.drain, connections: shared.connections };
   return {
     config,
     upstreams,

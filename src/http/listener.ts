@@ -12,6 +12,7 @@
 // Both listeners have a body size limit (body-limit.ts) and a body-read deadline
 // (body-deadline.ts) of their own.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { limitBody } from './body-limit.ts';
@@ -40,6 +41,9 @@ export interface AppDeps {
   extraRoutes?: readonly Hono[];
   /** Requests in flight and whether the gateway is draining (drain-state.ts). */
   drain?: DrainState;
+  /** Connections past limits.maxConnections (connection-cap.ts): the other routes still answer
+   * on one, then close it; /mcp refuses with 503 (request-caps.ts). */
+  connections?: { isOver(socket: Socket): boolean };
   /** With virtual servers: which MCP endpoint answers a path and Host (servers/server-routes.ts);
    * the default endpoint is one of its entries. Unset: `mcp` at listen.path alone. */
   routes?: RouteLookup<(req: HttpRequest) => Promise<HttpReply>>;
@@ -190,6 +194,7 @@ export function buildListener(deps: AppDeps): RequestListener {
     // Without virtual servers, one string comparison decides, as it always did.
     const mcp = routes === undefined ? (pathOf(req.url ?? '/') === path ? deps.mcp : undefined) : routes(pathOf(req.url ?? '/'), req.headers.host);
     if (mcp === undefined) {
+      if (deps.connections?.isOver(req.socket) === true) res.setHeader('connection', 'close');
       watchBodyDeadline(req, res, deadline);
       void rest(req, res).catch((e: unknown) => failed(res, e));
       return;

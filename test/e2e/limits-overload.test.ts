@@ -163,6 +163,20 @@ describe('limits.maxConcurrentRequestsPerPrincipal', () => {
   });
 });
 
+/** One GET over `agent`; `closed` settles when its connection closes. */
+function getOnce(agent: Agent, path: string): Promise<{ status: number; headers: IncomingHttpHeaders; closed: Promise<void> }> {
+  const url = new URL(gw!.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, agent }, (res) => {
+      const closed = new Promise<void>((r) => res.socket.once('close', () => r()));
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, closed }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** One POST over `agent` (keep-alive: its connection stays open afterwards). */
 function post(agent: Agent | false, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; json: any }> {
   const url = new URL(gw!.url);
@@ -193,6 +207,13 @@ describe('limits.maxConnections', () => {
     expect(refused.json.error).toMatchObject({ code: -31030, data: { limit: 'maxConnections' } });
     // The two open connections are still served.
     expect((await call(a, 'a again')).json.result.content[0].text).toBe('a again');
+    // A probe on a connection past the cap is answered, and that connection then closed.
+    const d = new Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(d);
+    const probe = await getOnce(d, '/healthz');
+    expect(probe.status).toBe(200);
+    expect(probe.headers.connection).toBe('close');
+    await probe.closed;
     // One of them closes: a new connection is admitted.
     a.destroy();
     await expect.poll(async () => (await call(false, 'new')).status).toBe(200);
