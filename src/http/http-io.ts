@@ -108,10 +108,13 @@ class NodeHttpRequest implements HttpRequest, HeaderReader {
     if (h === undefined) return;
     this.holds = undefined;
     // A call's stream (not a lasting notification stream, which has its own cap) or a relayed
-    // result is still being answered after it is handed over.
-    const streaming = (reply instanceof SseStream && !reply.lasting) || reply instanceof RelayReply;
+    // result is still being answered after it is handed over; a 2025-11-25 call's stream until
+    // its call ends, since the call goes on when the client loses the stream.
+    const callStream = reply instanceof SseStream && !reply.lasting ? reply : undefined;
+    const streaming = callStream !== undefined || reply instanceof RelayReply;
     for (const release of Array.isArray(h) ? h : [h]) {
-      if (streaming) this.onDone(release);
+      if (callStream?.outlivesClient === true) callStream.whenFinished(release);
+      else if (streaming) this.onDone(release);
       else release();
     }
   }

@@ -37,6 +37,9 @@ export interface LegacyEndpoint {
   describe(msg: JsonRpcMessage): Pick<Refusal, 'method' | 'rpcId' | 'meta'>;
   initialize(msg: JsonRpcRequest, headers: HeaderLookup, principal: Principal): Promise<TextReply>;
   message(msg: JsonRpcMessage, session: LegacySession, headers: HeaderLookup, principal: Principal): HttpReply | Promise<HttpReply>;
+  /** The client ended its session (DELETE): the calls still running in it are cancelled, as a
+   * notifications/cancelled for each would (nobody is left to take their answers). */
+  cancelCalls(sessionId: string): void;
 }
 
 export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: ClientRequests; replay: ReplayBuffers; channels: SessionChannels }): LegacyEndpoint {
@@ -174,5 +177,9 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
     describe,
     initialize,
     message,
+    cancelCalls(sessionId) {
+      const calls = inflight.get(sessionId);
+      if (calls) for (const call of [...calls.values()]) call.abort();
+    },
   };
 }

@@ -119,7 +119,8 @@ export function createMcpEndpoint(deps: EndpointDeps): (req: HttpRequest, princi
       if (!session) return refuse({ error: { kind: 'method_not_allowed', method: req.method }, era: 'modern', principal }, { allow: 'POST' });
       // A GET with Last-Event-ID continues a resumable call stream; any other opens the session's stream.
       if (req.method === 'GET') return resumeLegacyStream(session.value, req.header('last-event-id'), replay, notifier, principal, lifetime()) ?? openLegacyStream(session.value, notifier, principal, lifetime());
-      // Its GET streams close too (onRemoved above).
+      // Its GET streams close too (onRemoved above), and the calls still running in it are cancelled.
+      legacy.cancelCalls(session.value.id);
       sessions.remove(session.value.id);
       return emptyReply(204);
     }

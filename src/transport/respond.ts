@@ -182,6 +182,7 @@ class Exchange implements RelayHost {
       this.sse = new SseStream({
         ...(opts.headers ? { headers: opts.headers } : {}),
         ...(replay ? { replay } : {}),
+        outlivesClient: !opts.cancelOnDisconnect,
         onCancel: () => {
           if (opts.cancelOnDisconnect) opts.abort.abort();
         },

@@ -42,6 +42,8 @@ export interface SseOptions {
   onCancel?: () => void;
   /** Ids and a record of every event, for resumption (2025-11-25). */
   replay?: ReplayLog;
+  /** The call goes on without its client (no onCancel): see `outlivesClient`. */
+  outlivesClient?: boolean;
 }
 
 export class SseStream {
@@ -55,6 +57,7 @@ export class SseStream {
   #timer: NodeJS.Timeout | undefined;
   /** close() was called: the stream's last event was sent (or the call ended). */
   #finished = false;
+  #whenFinished: (() => void)[] | undefined;
   readonly #opts: SseOptions;
 
   constructor(opts: SseOptions = {}) {
@@ -167,10 +170,25 @@ export class SseStream {
     return this.#finished;
   }
 
+  /** The call this stream answers goes on when its client leaves (2025-11-25, where losing
+   * the stream is not a cancellation). */
+  get outlivesClient(): boolean {
+    return this.#opts.outlivesClient === true;
+  }
+
+  /** Runs `fn` once close() is called: the call this stream answers has ended. */
+  whenFinished(fn: () => void): void {
+    if (this.#finished) fn();
+    else (this.#whenFinished ??= []).push(fn);
+  }
+
   close(): void {
     if (!this.#finished) {
       this.#finished = true;
       this.#opts.replay?.end();
+      const waiting = this.#whenFinished;
+      this.#whenFinished = undefined;
+      if (waiting) for (const fn of waiting) fn();
     }
     if (this.#closed) return;
     this.#stop();

@@ -3,10 +3,12 @@
 // any stream would; it is counted in gatehouse_streams; and its opening and end are audit
 // records, ending `call_ended` once the call it continues has answered. Against a real SDK
 // 1.x server whose test_sampling call waits for the client's answer, so the call, and its
-// resumed stream, stay open for as long as the test needs.
+// resumed stream, stay open for as long as the test needs. Also: a call whose client lost
+// its stream keeps its request place until it ends; a DELETE of its session cancels it.
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSdk1Server, type Sdk1Server } from '../conformance/sdk1-server.ts';
-import { auditEvents, postJson, type TestGateway } from '../harness/gateway.ts';
+import { auditEvents, auditRequests, postJson, type TestGateway } from '../harness/gateway.ts';
 import { useGatewayBed } from '../harness/gateway-bed.ts';
 import { metricValue } from '../harness/metrics.ts';
 import { RawEventReader, readEvents, type RawEvent } from '../harness/raw-sse.ts';
@@ -97,5 +99,47 @@ describe('a resumed call stream, with limits.maxStreams 1', () => {
     await reader.toEnd();
     await expect.poll(() => streamEvents('stream_closed').filter((d) => d.stream === 'resume' && d.sessionId === session['mcp-session-id'])).toEqual([expect.objectContaining({ reason: 'session_ended' })]);
     await expect.poll(() => metricValue(gw.url, 'gatehouse_streams')).toBe(0);
+    // The call still waiting in the ended session is cancelled: its request place is free, and its record says so.
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_requests_in_flight')).toBe(0);
+    await expect.poll(() => auditRequests(gw).find((r) => r.rpcId === 8)).toMatchObject({ outcome: 'cancelled', name: 'test_sampling' });
   });
 });
+
+describe('a 2025-11-25 call whose client lost its stream', () => {
+  it('keeps its place under limits.maxConcurrentRequests until the call ends upstream', async () => {
+    const session = await openSession();
+    const { question, drop } = await callOnOwnConnection(session, 9);
+    expect(await metricValue(gw.url, 'gatehouse_requests_in_flight')).toBe(1);
+    const connected = (await metricValue(gw.url, 'gatehouse_connections'))!;
+    // The client loses its stream; once the gateway has seen the connection close, the call
+    // (which goes on upstream) still holds its place.
+    drop();
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_connections')).toBe(connected - 1);
+    expect(await metricValue(gw.url, 'gatehouse_requests_in_flight')).toBe(1);
+    // The question is answered: the call ends, and its place is given back.
+    const answered = await postJson(gw.url, { jsonrpc: '2.0', id: question.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'test' } }, session);
+    expect(answered.status).toBe(202);
+    await expect.poll(() => metricValue(gw.url, 'gatehouse_requests_in_flight')).toBe(0);
+  });
+});
+
+/** test_sampling on a connection of its own, read until the question came; `drop` closes that connection. */
+function callOnOwnConnection(session: Record<string, string>, id: number): Promise<{ question: { id: string | number }; drop: () => void }> {
+  const url = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: session, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+        const events = text.split('\n\n').flatMap((block) => block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => ({ data: l.slice(6) })));
+        const question = samplingAsk(events);
+        if (question) resolve({ question, drop: () => req.destroy() });
+      });
+    });
+    req.on('error', (e) => {
+      if (!req.destroyed) reject(e);
+    });
+    req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } }));
+  });
+}
