@@ -76,6 +76,7 @@ export function createConfigSwap(d: SwapDeps): (next: GatewayConfig, trigger: Re
     d.sessions.resize(limits);
     notifier.resize({ maxStreams: limits.maxStreams, maxStreamsPerPrincipal: limits.maxStreamsPerPrincipal, retryAfterMs: d.streamRetryAfterMs });
     d.answerBudget.resize(limits.maxInflightAnswerBytes);
+    shared.connections.resize(limits.maxConnections);
     d.install(gen);
     if (gen.enforcement === before.enforcement) {
       gen.enforcement.reloadPolicyQuietly(trigger);

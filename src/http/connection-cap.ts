@@ -11,14 +11,22 @@ import type { Socket } from 'node:net';
 export class ConnectionCap {
   #open = 0;
   readonly #over = new WeakSet<Socket>();
+  readonly #servers: Server[] = [];
 
   /** `max`: limits.maxConnections of the config serving now (a reload may change it). */
   constructor(private readonly max: () => number) {}
 
   /** Counts the server's connections from now on. */
   watch(server: Server): void {
+    this.#servers.push(server);
     server.maxConnections = this.max() * 2;
     server.on('connection', (socket: Socket) => this.#opened(server, socket));
+  }
+
+  /** A reload changed the cap: Node's own limit follows at once, not at the next connection it
+   * accepts (past a lower old limit it would accept none, so a raised cap would never apply). */
+  resize(max: number): void {
+    for (const server of this.#servers) server.maxConnections = max * 2;
   }
 
   /** The cap now, for refusal messages. */

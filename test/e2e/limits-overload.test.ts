@@ -7,6 +7,7 @@
 // until its result is sent.
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,11 +22,13 @@ let gw: TestGateway | undefined;
 const inflight: AbortController[] = [];
 const streams: SseMessages[] = [];
 const agents: Agent[] = [];
+const sockets: Socket[] = [];
 
 afterEach(async () => {
   for (const a of inflight.splice(0)) a.abort();
   for (const s of streams.splice(0)) s.close();
   for (const a of agents.splice(0)) a.destroy();
+  for (const s of sockets.splice(0)) s.destroy();
   await gw?.close();
   await upstream?.close();
   gw = undefined;
@@ -160,6 +163,26 @@ describe('limits.maxConcurrentRequestsPerPrincipal', () => {
     const audited = auditRequests(gw!).filter((r) => r.errorCode === -31030);
     expect(audited).toEqual([expect.objectContaining({ principal: expect.objectContaining({ subject: 'alice' }), outcome: 'error' })]);
     void held;
+  });
+});
+
+describe('limits.maxConnections raised by a reload', () => {
+  it('applies at once, also when the old cap had Node turning new connections away', async () => {
+    await start('{ maxConnections: 1 }', true);
+    const call = (agent: Agent | false, message: string) => post(agent, modernBody(nextId++, 'tools/call', { name: 'up__echo', arguments: { message } }), modernHeaders('tools/call', 'up__echo', ALICE));
+    const a = new Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(a);
+    expect((await call(a, 'a')).json.result.content[0].text).toBe('a');
+    // A second connection that sends nothing: with it open, Node's own limit (twice the cap) is full.
+    const url = new URL(gw!.url);
+    const idle = connect(Number(url.port), url.hostname);
+    sockets.push(idle);
+    await new Promise((r) => idle.once('connect', r));
+    // Accepted in the order they came: the next connection is the third, and Node drops it.
+    await expect(call(false, 'turned away')).rejects.toThrow();
+    writeFileSync(gw!.config.file, configWith('{ maxConnections: 10 }'));
+    await expect.poll(() => auditEvents(gw!).some((e) => e.event === 'config_reload' && e.detail.result === 'applied'), { timeout: 10_000 }).toBe(true);
+    expect((await call(false, 'after the reload')).json.result.content[0].text).toBe('after the reload');
   });
 });
 
