@@ -4,24 +4,32 @@
 // quote and the backslash with Buffer#indexOf, their places kept for the rest of the chunk
 // (each is looked for again only once the scan has passed it, so a chunk of many short
 // strings costs one search per quote, not one per string and byte); the control characters,
-// which no native search finds as a class, four bytes at a time over an Int32Array view of
-// the chunk. Grammar and UTF-8 stay json-stream-scanner.ts's and utf8-check.ts's.
+// which no native search finds as a class, sixteen bytes at a time with WebAssembly SIMD
+// (control-bytes.ts), or, where that is not available, four at a time over an Int32Array view
+// of the chunk. Grammar and UTF-8 stay json-stream-scanner.ts's and utf8-check.ts's.
+import { controlScan } from './control-bytes.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/** Runs shorter than this are checked byte by byte: a view and its alignment would cost more. */
+/** Runs shorter than this are checked byte by byte: a copy, or a view and its alignment, would cost more. */
 const WORDWISE_FROM = 64;
 /** 0x20 in each byte of a word: a byte below it borrows in `word - LOW` and keeps its top bit clear in `word`. */
 const LOW = 0x20202020;
 const TOP_BITS = 0x80808080 | 0;
 
 export class JsonStringRun {
+  readonly #simd: typeof controlScan;
   #chunk: Buffer | undefined;
   #quoteAt = -1;
   #slashAt = -1;
   #words: Int32Array | undefined;
   /** Byte offset in the chunk of `#words[0]`. */
   #wordsFrom = 0;
+
+  /** `simd: false`: the word loop, as where WebAssembly SIMD is not available (for tests). */
+  constructor(opts: { simd?: boolean } = {}) {
+    this.#simd = opts.simd === false ? undefined : controlScan;
+  }
 
   /** The scan moved on to `chunk`: places found in the last one are forgotten. */
   reset(chunk: Buffer): void {
@@ -46,6 +54,7 @@ export class JsonStringRun {
   /** Some byte of `chunk` from `from` to `to` (exclusive) is below 0x20. */
   #control(chunk: Buffer, from: number, to: number): boolean {
     if (to - from < WORDWISE_FROM) return controlIn(chunk, from, to);
+    if (this.#simd !== undefined) return this.#simd(chunk, from, to);
     const words = this.#view(chunk);
     const first = (from - this.#wordsFrom + 3) >> 2;
     const last = (to - this.#wordsFrom) >> 2;
