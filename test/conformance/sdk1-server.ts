@@ -41,6 +41,8 @@ export interface Sdk1Server extends FixtureServer {
   resourceUpdated(uri: string): Promise<void>;
   /** Sessions open now (initialized and not yet deleted). */
   sessionCount(): number;
+  /** Standalone GET streams open now (their responses not yet closed). */
+  getStreamCount(): number;
   /** The capabilities each open session's client declared at initialize. */
   clientCapabilities(): unknown[];
 }
@@ -228,6 +230,7 @@ export async function startSdk1Server(opts: { subscribe?: boolean } = {}): Promi
   const servers = new Map<Server, Set<string>>();
   const methods: string[] = [];
   const eventStore = memoryEventStore();
+  let getStreams = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!content.isLoopbackHost(req.headers.host) || !content.isLoopbackOrigin(req.headers.origin)) return refuse(res, 403, 'Host or Origin not allowed');
@@ -258,6 +261,10 @@ export async function startSdk1Server(opts: { subscribe?: boolean } = {}): Promi
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!known) return refuse(res, sid === undefined ? 400 : 404, 'Session not found');
+      if (req.method === 'GET') {
+        getStreams++;
+        res.once('close', () => getStreams--);
+      }
       return known.handleRequest(req, res);
     }
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
@@ -274,6 +281,7 @@ export async function startSdk1Server(opts: { subscribe?: boolean } = {}): Promi
     url: `http://127.0.0.1:${port}/mcp`,
     methods,
     sessionCount: () => sessions.size,
+    getStreamCount: () => getStreams,
     clientCapabilities: () => [...servers.keys()].map((s) => s.getClientCapabilities()),
     async resourceUpdated(uri) {
       for (const [server, subscribed] of servers) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });

@@ -30,6 +30,12 @@ async function reloaded(times: number): Promise<void> {
 }
 
 describe('reloading session: shared <-> perClient', () => {
+  it('counts a legacy session up only once its GET stream is open', () => {
+    // A question sent outside a call before the stream opens is dropped by the server (SDK
+    // 1.x), and the call would time out (-32001) instead of getting the gateway's refusal.
+    expect(server.getStreamCount()).toBe(1);
+  });
+
   it('relays outside-call questions only while perClient is in force', async () => {
     const client = await connectLegacyClient(gw.url, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));

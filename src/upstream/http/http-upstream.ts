@@ -25,8 +25,7 @@ import { answerServerRequest } from '../server-request-answer.ts';
 import type { UpstreamIdentity, UpstreamRequest } from '../upstream.ts';
 import type { Era } from '../../protocol/versions.ts';
 
-const FIRST_REPROBE_MS = 500;
-const MAX_REPROBE_MS = 5000;
+const FIRST_REPROBE_MS = 500, MAX_REPROBE_MS = 5000;
 
 /** A session that serves one client (per-client-upstream.ts): over a connection its owner
  * shares and closes, declaring that client's capabilities and relaying to it what the
@@ -147,7 +146,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         this.era = 'modern';
         this.setIdentity(outcome.identity);
         this.markUp();
-        this.openStream();
+        void this.openStream();
         return ok('modern');
       case 'legacy':
         return this.startLegacySession(outcome.identity, outcome.result, initHeaders);
@@ -160,8 +159,9 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.setIdentity(identity);
     await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     this.legacyReady = true;
+    // Up once the GET stream answers: an out-of-call request with no stream open is dropped (SDK 1.x).
+    await this.openStream();
     this.markUp();
-    this.openStream();
     return ok('legacy');
   }
 
@@ -170,12 +170,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return this.fail(text.reason, text.status, text.log);
   }
 
-  private openStream(): void {
+  private openStream(): Promise<void> {
     this.closeStreams();
-    if (!this.era) return;
+    if (!this.era) return Promise.resolve();
     this.stream = this.newStream(this.era, false);
-    this.stream.open();
     if (this.era === 'modern' && this.followed.length > 0) this.followTasks(this.followed);
+    return this.stream.open();
   }
 
   private newStream(era: Era, tasks: boolean): NotificationStream {

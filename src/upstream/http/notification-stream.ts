@@ -35,6 +35,8 @@ export interface NotificationStreamOptions {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** How long open() waits for the first answer: a server may hold back a stream's headers until its first event. */
+const FIRST_ANSWER_WAIT_MS = 2_000;
 
 export class NotificationStream {
   private abort = new AbortController();
@@ -43,30 +45,45 @@ export class NotificationStream {
   private backoff = 500;
   /** The stream is being reopened with a new filter: no backoff before the next connect. */
   private refreshing = false;
+  /** Settles when the first connect has its answer's headers (any status) or has failed. */
+  private answered: () => void = () => {};
 
   constructor(private readonly opts: NotificationStreamOptions) {}
 
-  open(): void {
+  /** Opens the stream; the promise settles once the upstream has answered the first connect
+   * (an open stream, a refusal or a failure) or FIRST_ANSWER_WAIT_MS have passed, so a caller
+   * can wait until requests the upstream sends outside any call have somewhere to go. It
+   * never rejects. */
+  open(): Promise<void> {
     const { capabilities: caps } = this.opts;
     // Resource subscriptions' updates come on this stream too. A 2025-11-25 upstream may also
     // send requests on it (the gateway's session declares sampling, elicitation and roots),
     // which must be answered, so its GET stream is always opened (a 405 ends it quietly).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
     const follows = (this.opts.taskIds?.().length ?? 0) > 0;
-    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable && !follows) return;
-    if (this.running) return;
+    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable && !follows) return Promise.resolve();
+    if (this.running) return Promise.resolve();
     this.running = true;
+    const first = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, FIRST_ANSWER_WAIT_MS).unref();
+      this.answered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     void this.loop()
       .finally(() => {
         this.running = false;
+        this.answered();
       })
       .catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
+    return first;
   }
 
   /** The task ids to follow changed: listen again with them, or start listening for them. */
   followTasks(): void {
     if (this.running) this.refresh();
-    else this.open();
+    else void this.open();
   }
 
   close(): void {
@@ -90,6 +107,7 @@ export class NotificationStream {
         if (e instanceof SseEventTooLarge) this.opts.logger.warn('notification stream dropped: event too large', { limit: e.limit });
         return 0;
       });
+      this.answered();
       if (this.closed) return;
       if (this.refreshing) {
         this.refreshing = false;
@@ -130,6 +148,7 @@ export class NotificationStream {
               params: listenParams(caps, this.watched()),
             }),
           });
+    this.answered();
     if (res.statusCode !== 200) {
       await res.body.dump();
       if (res.statusCode === 401 && credentials?.ok) await this.opts.credentials?.rejected(credentials.value);
