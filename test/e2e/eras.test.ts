@@ -78,10 +78,12 @@ it('probes each upstream into the era it speaks', () => {
 it('answers many concurrent calls to the stdio upstream, each with its own result (writes are batched per turn)', async () => {
   const client = await connectLegacyClient(gw.url);
   try {
+    // 32: the default limits.maxConcurrentPerPrincipal (16 running and 16 waiting), so none is
+    // refused however slowly the upstream answers.
     const sums = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => client.callTool({ name: 'everything__get-sum', arguments: { a: i, b: 1000 } })),
+      Array.from({ length: 32 }, (_, i) => client.callTool({ name: 'everything__get-sum', arguments: { a: i, b: 1000 } })),
     );
-    expect(sums.map((r) => (r.content as { text: string }[])[0]?.text)).toEqual(Array.from({ length: 40 }, (_, i) => `The sum of ${i} and 1000 is ${i + 1000}.`));
+    expect(sums.map((r) => (r.content as { text: string }[])[0]?.text)).toEqual(Array.from({ length: 32 }, (_, i) => `The sum of ${i} and 1000 is ${i + 1000}.`));
   } finally {
     await client.close();
   }

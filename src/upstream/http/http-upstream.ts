@@ -146,7 +146,7 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
         this.era = 'modern';
         this.setIdentity(outcome.identity);
         this.markUp();
-        void this.openStream();
+        this.openStream();
         return ok('modern');
       case 'legacy':
         return this.startLegacySession(outcome.identity, outcome.result, initHeaders);
@@ -159,8 +159,8 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     this.setIdentity(identity);
     await this.link.post({ headers: this.headers.for('legacy', 'notifications/initialized'), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
     this.legacyReady = true;
-    // Up once the GET stream answers: an out-of-call request with no stream open is dropped (SDK 1.x).
-    await this.openStream();
+    this.openStream();
+    await this.stream?.firstAnswer; // up once the GET stream answers: SDK 1.x drops out-of-call requests sent before
     this.markUp();
     return ok('legacy');
   }
@@ -170,12 +170,12 @@ export class HttpUpstream extends UpstreamBase<HttpUpstreamConfig> {
     return this.fail(text.reason, text.status, text.log);
   }
 
-  private openStream(): Promise<void> {
+  private openStream(): void {
     this.closeStreams();
-    if (!this.era) return Promise.resolve();
+    if (!this.era) return;
     this.stream = this.newStream(this.era, false);
+    this.stream.open();
     if (this.era === 'modern' && this.followed.length > 0) this.followTasks(this.followed);
-    return this.stream.open();
   }
 
   private newStream(era: Era, tasks: boolean): NotificationStream {

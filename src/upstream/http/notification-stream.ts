@@ -50,21 +50,22 @@ export class NotificationStream {
 
   constructor(private readonly opts: NotificationStreamOptions) {}
 
-  /** Opens the stream; the promise settles once the upstream has answered the first connect
-   * (an open stream, a refusal or a failure) or FIRST_ANSWER_WAIT_MS have passed, so a caller
-   * can wait until requests the upstream sends outside any call have somewhere to go. It
-   * never rejects. */
-  open(): Promise<void> {
+  /** Settles once the upstream has answered open()'s first connect (an open stream, a refusal
+   * or a failure) or FIRST_ANSWER_WAIT_MS have passed, so a caller can wait until requests the
+   * upstream sends outside any call have somewhere to go. It never rejects. */
+  firstAnswer: Promise<void> = Promise.resolve();
+
+  open(): void {
     const { capabilities: caps } = this.opts;
     // Resource subscriptions' updates come on this stream too. A 2025-11-25 upstream may also
     // send requests on it (the gateway's session declares sampling, elicitation and roots),
     // which must be answered, so its GET stream is always opened (a 405 ends it quietly).
     const subscribable = isJsonObject(caps.resources) && caps.resources.subscribe === true;
     const follows = (this.opts.taskIds?.().length ?? 0) > 0;
-    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable && !follows) return Promise.resolve();
-    if (this.running) return Promise.resolve();
+    if (this.opts.era === 'modern' && !listens(caps, 'tools') && !listens(caps, 'prompts') && !listens(caps, 'resources') && !subscribable && !follows) return;
+    if (this.running) return;
     this.running = true;
-    const first = new Promise<void>((resolve) => {
+    this.firstAnswer = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, FIRST_ANSWER_WAIT_MS).unref();
       this.answered = () => {
         clearTimeout(timer);
@@ -77,13 +78,12 @@ export class NotificationStream {
         this.answered();
       })
       .catch((e: unknown) => this.opts.logger.error('notification stream stopped', { error: (e as Error).message }));
-    return first;
   }
 
   /** The task ids to follow changed: listen again with them, or start listening for them. */
   followTasks(): void {
     if (this.running) this.refresh();
-    else void this.open();
+    else this.open();
   }
 
   close(): void {
