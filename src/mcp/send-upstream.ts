@@ -58,25 +58,21 @@ function sendOnce(deps: SendDeps, call: Call, upstream: Upstream, params: JsonOb
   // Every configured upstream has a gate; a place is given at once (no promise) unless the
   // upstream is at its limit. Without a gate (a deps without gates) the send goes straight.
   const entry = deps.gates?.get(upstream.name)?.enter(call.authContext, call.cancellation ?? abortable(call.signal));
-  const send = (): Promise<Sent> => sendTraced(deps, call, upstream, params, paramHeaders, relay);
-  if (entry === undefined) return send();
-  return entry instanceof Promise ? entry.then((place) => inPlace(place, send)) : inPlace(entry, send);
+  if (entry === undefined) return sendTraced(deps, call, upstream, params, paramHeaders, relay);
+  if (!(entry instanceof Promise)) return sendInPlace(entry, deps, call, upstream, params, paramHeaders, relay);
+  return entry.then((place) => sendInPlace(place, deps, call, upstream, params, paramHeaders, relay));
 }
 
 type Sent = { reply: Reply; ms: number };
+type Place = Awaited<ReturnType<ConcurrencyGate['enter']>>;
 
-/** Sends while holding a place at the gate, given back when the send settles. */
-function inPlace(place: Awaited<ReturnType<ConcurrencyGate['enter']>>, send: () => Promise<Sent>): Promise<Sent> {
+/** Sends while holding a place at the gate, given back when the send settles (no closure made
+ * per call for the send itself). */
+function sendInPlace(place: Place, deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay: ResultRelay | undefined): Promise<Sent> {
   if (!place.ok) return Promise.resolve({ reply: place, ms: 0 });
-  let sending: Promise<Sent>;
-  try {
-    sending = send();
-  } catch (e) {
-    place.value();
-    throw e;
-  }
   const release = place.value;
-  return sending.then(
+  // An async function: it never throws, it rejects.
+  return sendTraced(deps, call, upstream, params, paramHeaders, relay).then(
     (sent) => {
       release();
       return sent;
@@ -88,18 +84,22 @@ function inPlace(place: Awaited<ReturnType<ConcurrencyGate['enter']>>, send: () 
   );
 }
 
-async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay: ResultRelay | undefined): Promise<{ reply: Reply; ms: number }> {
-  // No valid context on the request span (tracing off and no client trace): an upstream
-  // span would neither record nor propagate anything, so none is made.
-  const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
-  // Only worked out when there is a span to carry it.
-  const kind = parent === undefined ? 'none' : credentialKind(upstream.config);
+/** The upstream call's span, with the kind of credential it carries (worked out only here). */
+function upstreamSpan(parent: NonNullable<Call['span']>, call: Call, upstream: Upstream, params: JsonObject): ReturnType<NonNullable<Call['span']>['startUpstreamSpan']> {
+  const kind = credentialKind(upstream.config);
   const credential = kind === 'none' ? {} : { credential: kind };
-  const span = parent?.startUpstreamSpan(
+  return parent.startUpstreamSpan(
     call.method === 'resources/read'
       ? { upstream: upstream.name, method: call.method, resourceUri: params.uri as string, ...credential }
       : { upstream: upstream.name, method: call.method, name: params.name as string, ...credential },
   );
+}
+
+async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params: JsonObject, paramHeaders: Record<string, string> | undefined, relay: ResultRelay | undefined): Promise<{ reply: Reply; ms: number }> {
+  // No valid context on the request span (tracing off and no client trace): an upstream
+  // span would neither record nor propagate anything, so none is made.
+  const parent = call.span !== undefined && call.span.traceId !== undefined ? call.span : undefined;
+  const span = parent === undefined ? undefined : upstreamSpan(parent, call, upstream, params);
   // Nothing to propagate (no client trace, tracing off): the params go as they came.
   const carriers = span?.inject();
   const trace = carriers?.headers.traceparent !== undefined ? carriers : undefined;
@@ -109,7 +109,8 @@ async function sendTraced(deps: SendDeps, call: Call, upstream: Upstream, params
     params: trace ? { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...definedFields(trace.meta) } } : params,
     clientCapabilities: call.clientCapabilities,
     onNotification: call.notify,
-    principal: { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
+    // The call's principal as it is (no copy) unless the call acts for another context.
+    principal: call.principal.authContext === call.authContext ? call.principal : { authContext: call.authContext, subject: call.principal.subject, method: call.principal.method },
   };
   // The call's cancellation as it is: reading `call.signal` would make an AbortSignal.
   if (call.cancellation) req.cancellation = call.cancellation;

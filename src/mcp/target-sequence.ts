@@ -83,6 +83,27 @@ function recorded(d: Decision): { effect: RecordedEffect; ruleId: string; reason
   return { effect: d.effect, ruleId: d.ruleId, reason: d.reason };
 }
 
+/** The answer to a caller who may not see the target: that of a name that does not exist. */
+function hidden(r: Resolved, base: RecordBeingMade): Handled {
+  return { reply: err(r.unknown), record: { ...base, decision: HIDDEN } };
+}
+
+function visibleTo(enforcer: Enforcer, call: Call, r: Resolved): boolean {
+  return r.listed === undefined || enforcer.visible(call.principal, r.listed.list, r.listed.item, r.listed.origin);
+}
+
+/** What the sends of one call share: its inputs, and the upstream time and credential kind found. */
+interface Sending {
+  readonly call: Call;
+  /** The target as first resolved (an approval kept across the upstream's input_required names it). */
+  readonly target: CallTarget;
+  readonly step: FlowStep | undefined;
+  readonly params: JsonObject;
+  readonly ruleId: string;
+  upstreamMs: number;
+  credential: CredentialKind | undefined;
+}
+
 export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: (call: Call) => Result<Resolved, GatewayError> | Promise<Result<Resolved, GatewayError>>) => Promise<Handled> {
   const { enforcer, logger } = deps;
   const relayContext: RelayContext = { shaping: deps.shaper !== undefined, auditReadsResult: deps.auditReadsResult ?? (() => false) };
@@ -94,6 +115,20 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
     const a = deps.approvals;
     const target = { method: call.method, upstream: t.upstream, name: t.name, arguments: t.arguments ?? {}, ruleId };
     return ok({ ...reply.value, requestState: continuationState(a.sealer, target, call.authContext, a.now(), a.defaultTimeoutMs, reply.value.requestState) });
+  };
+
+  /** One send of the call to a resolved target, its time and credential kept in `s`: a
+   * function of the sequence, not a closure made per call. */
+  const sendResolved = async (s: Sending, res: Resolved): Promise<Reply> => {
+    const headers = res.upstreamHeaders?.();
+    if (headers && !headers.ok) return headers;
+    const call = s.call;
+    s.credential = credentialKind(res.upstream.config);
+    const relay = relayFor(call, { name: res.target.name, readsResult: res.readsResult }, s.step !== undefined, relayContext);
+    const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(s.params), headers?.value, relay);
+    s.upstreamMs += sent.ms;
+    const reply = keepApproval(call, s.step, sent.reply, s.target, s.ruleId);
+    return res.rewrite ? res.rewrite(reply) : reply;
   };
 
   return async (call, resolve) => {
@@ -110,14 +145,12 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       base.filledArguments = r.filled;
     }
 
-    const hidden = (): Handled => ({ reply: err(r.unknown), record: { ...base, decision: HIDDEN } });
-    const visible = (): boolean => r.listed === undefined || enforcer.visible(call.principal, r.listed.list, r.listed.item, r.listed.origin);
-    if (r.precheck) return visible() ? { reply: err(r.precheck), record: base } : hidden();
+    if (r.precheck) return visibleTo(enforcer, call, r) ? { reply: err(r.precheck), record: base } : hidden(r, base);
 
     // Judge.
     let decision: Decision | undefined;
     if (r.judge === 'visibility') {
-      if (!visible()) return hidden();
+      if (!visibleTo(enforcer, call, r)) return hidden(r, base);
     } else {
       // Synchronous unless a rate limit needs the shared store: no await on the common path.
       const gated = enforcer.gate(call.principal, t);
@@ -155,26 +188,15 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
     const ruleId = decision?.ruleId ?? '';
 
     // Send (and once more after a header refusal from an upstream whose schema changed).
-    let upstreamMs = 0;
-    let credential: CredentialKind | undefined;
-    const send = async (res: Resolved): Promise<Reply> => {
-      const headers = res.upstreamHeaders?.();
-      if (headers && !headers.ok) return headers;
-      credential = credentialKind(res.upstream.config);
-      const relay = relayFor(call, { name: res.target.name, readsResult: res.readsResult }, step !== undefined, relayContext);
-      const sent = await sendUpstream(deps, call, res.upstream, res.upstreamParams(params), headers?.value, relay);
-      upstreamMs += sent.ms;
-      const reply = keepApproval(call, step, sent.reply, t, ruleId);
-      return res.rewrite ? res.rewrite(reply) : reply;
-    };
-    let reply = await send(r);
+    const sending: Sending = { call, target: t, step, params, ruleId, upstreamMs: 0, credential: undefined };
+    let reply = await sendResolved(sending, r);
     if (!reply.ok && r.refresh && reply.error.kind === 'upstream_error' && reply.error.error.code === HEADER_MISMATCH) {
       logger.info('upstream rejected Mcp-* headers; refreshing its tools and retrying once', { upstream: r.upstream.name, tool: t.upstreamName });
       const fresh = await r.refresh();
       if (!fresh) reply = err(r.unknown);
       else {
         r = fresh;
-        reply = await send(fresh);
+        reply = await sendResolved(sending, fresh);
         if (!reply.ok && reply.error.kind === 'upstream_error' && reply.error.error.code === HEADER_MISMATCH) {
           // Not the client's fault: its headers were checked. Do not hand it a -32020 to chase.
           const name = fresh.upstream.name;
@@ -190,7 +212,8 @@ export function createTargetSequence(deps: SequenceDeps): (call: Call, resolve: 
       reply = shaped.reply;
       shaping = shaped.record;
     }
-    judged.upstreamMs = upstreamMs;
+    judged.upstreamMs = sending.upstreamMs;
+    const credential = sending.credential;
     if (credential !== undefined && credential !== 'none') judged.credential = credential;
     if (shaping) judged.shaping = shaping;
     return { reply, record: judged };

@@ -2,11 +2,10 @@
 // resolves the client's exposed name to an upstream, what it checks, what the upstream is
 // sent and how the reply is rewritten. tools/call, prompts/get and resources/read are judged
 // by policy; completion/complete runs nothing, so the caller need only see what it completes.
-import type { Catalog, Resolved as CatalogResolved } from '../catalog/catalog.ts';
-import type { ItemOrigin } from '../catalog/merge.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { invalidUriMessage } from '../catalog/resource-routing.ts';
 import type { GatewayConfig } from '../config/types.ts';
-import { buildParamHeaders, checkParamHeaders, extractParamValues } from '../headers/param-headers.ts';
+import { checkParamHeaders, extractParamValues } from '../headers/param-headers.ts';
 import type { Call, Handled, Reply } from '../protocol/call.ts';
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
@@ -17,7 +16,8 @@ import type { Logger } from '../telemetry/logger.ts';
 import type { SchemaValidator } from '../validation/schema-validator.ts';
 import { createTargetSequence, type Resolved, type SequenceDeps } from './target-sequence.ts';
 import { createAuditBodies } from '../audit/audit-body.ts';
-import { completionContext, filledArguments, namedArgumentProblem, refusedArgument, upstreamArguments, withOutputNote } from '../overlays/overlay-arguments.ts';
+import { originOf, ToolResolution, type ToolCall, type ToolContext } from './tool-resolution.ts';
+import { completionContext, filledArguments, refusedArgument, upstreamArguments } from '../overlays/overlay-arguments.ts';
 
 export type Handler = (call: Call) => Promise<Handled>;
 export type TargetMethod = 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete';
@@ -31,10 +31,6 @@ export interface TargetDeps extends SequenceDeps {
 
 type Resolution = Result<Resolved, GatewayError>;
 
-/** Where a listed item came from, with the name policy judges when that is not the exposed one. */
-function originOf(f: CatalogResolved): ItemOrigin {
-  return f.policyName === undefined ? { upstream: f.upstream.name, original: f.name } : { upstream: f.upstream.name, original: f.name, policyName: f.policyName };
-}
 const invalid = (message: string): Resolution => err({ kind: 'invalid_params', message });
 
 /** The target methods, and tools/call for a call the gateway makes on a client's behalf
@@ -64,6 +60,8 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     if (config.validation.outputs === 'warn') return result;
     return { content: [{ type: 'text', text: `The tool's result did not match its declared outputSchema (${v.message}); Gatehouse withheld it.` }], isError: true };
   };
+
+  const tools: ToolContext = { config, catalog, validator, validateOutput, reportUnchecked };
 
   /** Behind identity or policy, what one caller may read is not for a shared cache (MCP
    * 2026-07-28, server/utilities/caching): an upstream's `cacheScope: "public"` knows nothing
@@ -96,39 +94,11 @@ export function createTargetMethods(deps: TargetDeps): TargetMethods {
     const filled = o && filledArguments(o, args);
     const inputSchema = found.item.inputSchema;
     const checkArguments = (config.validation.arguments || o?.enforced === true) && isJsonObject(inputSchema);
-    const resolvedFor = (f: NonNullable<typeof found>): Resolved => ({
-      target,
-      upstream: f.upstream,
-      judge: 'call',
-      listed: { list: 'tools', item: f.item, origin: originOf(f) },
-      unknown: unknownError({ kind: 'tool', name }),
-      ...(values.ok ? { paramValues: values.value } : {}),
-      ...(filled ? { filled } : {}),
-      ...(checked && !checked.ok ? { precheck: { kind: 'header_mismatch', message: checked.error } } : {}),
-      check: () => {
-        const kept = o && refusedArgument(o, args);
-        if (kept) return { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: argument "${kept}" is set by the gateway; leave it out` };
-        if (!checkArguments) return undefined;
-        const v = validator.validate(inputSchema as JsonObject, args ?? {});
-        if (v.kind === 'unchecked') reportUnchecked(inputSchema as JsonObject, name, f.upstream.name, v.reason);
-        return v.kind === 'invalid' ? { kind: 'invalid_params', message: `Invalid arguments for tool ${name}: ${o ? namedArgumentProblem(v.message) : v.message}` } : undefined;
-      },
-      upstreamParams: (p) => (f.overlay ? { ...p, name: f.name, ...(isJsonObject(p.arguments) || p.arguments === undefined ? { arguments: upstreamArguments(f.overlay, p.arguments as JsonObject | undefined) ?? {} } : {}) } : { ...p, name: f.name }),
-      upstreamHeaders: () => {
-        const h = f.overlay ? buildParamHeaders(f.overlay.upstreamHeaderParams, upstreamArguments(f.overlay, args)) : buildParamHeaders(f.headerParams, args);
-        return h.ok ? ok(h.value) : err({ kind: 'invalid_params', message: h.error });
-      },
-      rewrite: (reply: Reply) => (reply.ok ? ok(withOutputNote(validateOutput(f.item, name, reply.value), f.overlay?.overlay.kind === 'tools' ? f.overlay.overlay.outputNote : undefined)) : reply),
-      readsResult: (config.validation.outputs !== 'off' && isJsonObject(f.item.outputSchema)) || (f.overlay?.overlay.kind === 'tools' && f.overlay.overlay.outputNote !== undefined),
-      refresh: async () => {
-        catalog.invalidate(f.upstream.name, 'tools');
-        const fresh = await catalog.resolve('tools', name, call.authContext);
-        if (!fresh) return undefined;
-        const { refresh: _once, ...again } = resolvedFor(fresh);
-        return again;
-      },
-    });
-    return ok(resolvedFor(found));
+    const resolved: { -readonly [K in keyof ToolCall]: ToolCall[K] } = { authContext: call.authContext, name, args, target, inputSchema: checkArguments ? inputSchema : undefined };
+    if (values.ok) resolved.paramValues = values.value;
+    if (filled) resolved.filled = filled;
+    if (checked && !checked.ok) resolved.precheck = { kind: 'header_mismatch', message: checked.error };
+    return ok(new ToolResolution(tools, resolved, found));
   };
 
   const resolvePrompt = async (call: Call): Promise<Resolution> => {

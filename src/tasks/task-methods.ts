@@ -27,7 +27,7 @@ import { modernCreated } from './task-bridge.ts';
 import { bridgeToModern, taskRecord, type BridgeDeps, type OpenedTask, type TaskSend } from './bridge-to-modern.ts';
 import { bridgeToLegacy, coreTask } from './bridge-to-legacy.ts';
 import { createTaskList } from './task-list.ts';
-import { clientDeclaresTasks, createdTask, statusOf, upstreamTasks, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION } from './task-shapes.ts';
+import { clientDeclaresTasks, createdTask, statusOf, upstreamTasksOf, withClientIds, withCreatedId, TASK_STATUS_NOTIFICATION, TASKS_EXTENSION } from './task-shapes.ts';
 
 type Handler = (call: Call) => Promise<Handled>;
 
@@ -52,7 +52,7 @@ export interface TaskMethods {
 
 export function createTaskMethods(runtime: TaskRuntime, catalog: Catalog, upstreams: readonly Upstream[]): TaskMethods {
   const { ids, ledger } = runtime;
-  const eraOf = (u: Upstream | undefined): Era | undefined => (u ? upstreamTasks(u.status().era, u.identity()) : undefined);
+  const eraOf = (u: Upstream | undefined): Era | undefined => (u ? upstreamTasksOf(u) : undefined);
   /** Whether a client of `era` can run this upstream's tasks: in either era, the other one bridged. */
   const reaches = (_era: Era, u: Upstream | undefined): boolean => eraOf(u) !== undefined;
   const clientIds = (call: Call, upstream: string) => (taskId: string) => ids.mint({ upstream, taskId }, call.authContext);

@@ -20,7 +20,7 @@ import { TaskLedger, type TaskEntry } from './task-ledger.ts';
 import { HeldTaskInputs } from './held-task-input.ts';
 import { modernDetailed } from './task-bridge.ts';
 import { coreTask } from './bridge-to-legacy.ts';
-import { MODERN_TASK_NOTIFICATION, TASK_STATUS_NOTIFICATION, upstreamTasks, withClientIds } from './task-shapes.ts';
+import { MODERN_TASK_NOTIFICATION, TASK_STATUS_NOTIFICATION, upstreamTasksOf, withClientIds } from './task-shapes.ts';
 
 export interface TaskRuntime {
   ids: TaskIds;
@@ -92,8 +92,8 @@ export function createTaskRuntime(deps: TaskRuntimeDeps): TaskRuntime {
 
   /** Task ids of an upstream reached per user are that user's: keyed by the authContext. */
   const scopeOf = (u: Upstream, authContext: string): string => (u.status().userAuth !== undefined ? authContext : '');
-  const sendsModernStatus = (u: Upstream | undefined): u is Upstream => u !== undefined && upstreamTasks(u.status().era, u.identity()) === 'modern' && u.followTasks !== undefined;
-  const sendsLegacyStatus = (u: Upstream | undefined): u is Upstream => u !== undefined && upstreamTasks(u.status().era, u.identity()) === 'legacy';
+  const sendsModernStatus = (u: Upstream | undefined): u is Upstream => u !== undefined && upstreamTasksOf(u) === 'modern' && u.followTasks !== undefined;
+  const sendsLegacyStatus = (u: Upstream | undefined): u is Upstream => u !== undefined && upstreamTasksOf(u) === 'legacy';
 
   /** A 2025-11-25 upstream's status of a task bridged to 2026-07-28 listens, as the
    * extension's DetailedTask (task-bridge.ts): once the task has ended, with the outcome read

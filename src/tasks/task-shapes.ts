@@ -36,6 +36,16 @@ export function upstreamTasks(era: Era | undefined, identity: UpstreamIdentity |
   return isJsonObject(caps.extensions) && isJsonObject(caps.extensions[TASKS_EXTENSION]) ? 'modern' : undefined;
 }
 
+/** upstreamTasks of an upstream as it is now; its status (an object made per read) is read
+ * only when its capabilities could declare tasks at all, so a call to an upstream without
+ * tasks costs none. */
+export function upstreamTasksOf(u: { status(): { era?: Era }; identity(): UpstreamIdentity | undefined }): Era | undefined {
+  const identity = u.identity();
+  const caps = identity?.capabilities;
+  if (!caps || (!isJsonObject(caps.tasks) && !isJsonObject(caps.extensions))) return undefined;
+  return upstreamTasks(u.status().era, identity);
+}
+
 /** Whether the client declared tasks: at initialize (2025-11-25), or on this request (2026-07-28). */
 export function clientDeclaresTasks(era: Era, caps: JsonObject): boolean {
   if (era === 'legacy') return isJsonObject(caps.tasks);

@@ -115,12 +115,11 @@ export function createLegacyEndpoint(deps: EndpointDeps & { clientRequests: Clie
       // Responses to server requests and other notifications are accepted (202).
       return emptyReply(202);
     }
-    const refused = (error: GatewayError): TextReply => refuse({ error, era: 'legacy', principal, ...describe(msg) });
-    if (msg.method === 'initialize') return refused({ kind: 'invalid_request', message: 'session already initialized' });
+    if (msg.method === 'initialize') return refuse({ error: { kind: 'invalid_request', message: 'session already initialized' }, era: 'legacy', principal, ...describe(msg) });
     if (msg.method === 'logging/setLevel' && typeof msg.params?.level === 'string') sessions.setLogLevel(session.id, msg.params.level);
     const meta = isJsonObject(msg.params?._meta) ? msg.params._meta : undefined;
     const admitted = observer.admit();
-    if (!admitted.ok) return refused(admitted.error);
+    if (!admitted.ok) return refuse({ error: admitted.error, era: 'legacy', principal, ...describe(msg) });
     const observation = observer.begin({ method: msg.method, era: 'legacy', rpcId: msg.id, headers, meta, protocolVersion: session.protocolVersion, sessionId: session.id });
     const abort = new Cancellation();
     const sessionId = session.id;
