@@ -35,7 +35,7 @@ export interface NotificationStreamOptions {
 }
 
 const MAX_BACKOFF_MS = 30_000;
-/** How long open() waits for the first answer: a server may hold back a stream's headers until its first event. */
+/** How long firstAnswer waits for the first connect to be answered: a server may hold back a stream's headers until its first event. */
 const FIRST_ANSWER_WAIT_MS = 2_000;
 
 export class NotificationStream {
