@@ -39,11 +39,11 @@ export function upstreamTasks(era: Era | undefined, identity: UpstreamIdentity |
 /** upstreamTasks of an upstream as it is now; its status (an object made per read) is read
  * only when its capabilities could declare tasks at all, so a call to an upstream without
  * tasks costs none. */
-export function upstreamTasksOf(u: { status(): { era?: Era }; identity(): UpstreamIdentity | undefined }): Era | undefined {
+export function upstreamTasksOf(u: { status(): { era?: Era }; knownEra?(): Era | undefined; identity(): UpstreamIdentity | undefined }): Era | undefined {
   const identity = u.identity();
   const caps = identity?.capabilities;
   if (!caps || (!isJsonObject(caps.tasks) && !isJsonObject(caps.extensions))) return undefined;
-  return upstreamTasks(u.status().era, identity);
+  return upstreamTasks(u.knownEra ? u.knownEra() : u.status().era, identity);
 }
 
 /** Whether the client declared tasks: at initialize (2025-11-25), or on this request (2026-07-28). */

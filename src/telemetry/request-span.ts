@@ -70,7 +70,7 @@ export function startRequestSpan(tracer: Tracer | undefined, input: RequestSpanI
   const fromMeta = contextFromMeta(input.meta);
   const fromHeaders = contextFromHeaders(input.headers);
   const parent = fromMeta ?? fromHeaders;
-  if (tracer === undefined) return new McpRequestSpan(undefined, trace.wrapSpanContext(parent ?? INVALID_SPAN_CONTEXT), input.method);
+  if (tracer === undefined) return parent === undefined ? UNTRACED : new McpRequestSpan(undefined, trace.wrapSpanContext(parent), input.method);
 
   const links: Link[] = fromMeta && fromHeaders && fromHeaders.spanId !== fromMeta.spanId ? [{ context: fromHeaders }] : [];
   const attributes: Attributes = {
@@ -131,6 +131,11 @@ class McpRequestSpan extends McpSpan implements RequestSpan {
     return startUpstreamSpan(this.tracer, this.span, input);
   }
 }
+
+/** The span of a request with no tracing and no trace to carry on: it records nothing and
+ * propagates nothing (no valid context), and every method of it is a no-op, so one serves every
+ * such request instead of two objects made per request. */
+const UNTRACED: RequestSpan = new McpRequestSpan(undefined, trace.wrapSpanContext(INVALID_SPAN_CONTEXT), '');
 
 function sessionDigest(sessionId: string): string {
   return hash('sha256', sessionId, 'hex').slice(0, 32);

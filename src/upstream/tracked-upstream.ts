@@ -5,6 +5,7 @@
 import type { GatewayError } from '../protocol/errors.ts';
 import type { JsonObject } from '../protocol/message.ts';
 import type { Result } from '../protocol/result.ts';
+import type { Era } from '../protocol/versions.ts';
 import type { Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamStatus } from './upstream.ts';
 
 export class TrackedUpstream implements Upstream {
@@ -56,6 +57,10 @@ export class TrackedUpstream implements Upstream {
 
   status(): UpstreamStatus {
     return this.inner.status();
+  }
+
+  knownEra(): Era | undefined {
+    return this.inner.knownEra ? this.inner.knownEra() : this.inner.status().era;
   }
 
   identity(): UpstreamIdentity | undefined {

@@ -44,6 +44,10 @@ export abstract class UpstreamBase<C extends UpstreamConfig> implements Upstream
     };
   }
 
+  knownEra(): Era | undefined {
+    return this.currentEra();
+  }
+
   identity(): UpstreamIdentity | undefined {
     return this.ident;
   }

@@ -87,6 +87,8 @@ export interface Upstream {
   start(): Promise<void>;
   request(req: UpstreamRequest): Promise<Result<JsonObject, GatewayError>>;
   status(): UpstreamStatus;
+  /** status().era without building the status (read per call); absent: read status(). */
+  knownEra?(): Era | undefined;
   identity(): UpstreamIdentity | undefined;
   onEvent(listener: (ev: UpstreamEvent) => void): void;
   /** 2026-07-28 with the tasks extension: the upstream task ids whose status notifications to

@@ -51,7 +51,7 @@ export class PerClientUpstream extends UpstreamBase<HttpUpstreamConfig> {
   }
 
   protected currentEra(): Era | undefined {
-    return this.shared.status().era;
+    return this.shared.knownEra();
   }
 
   override status(): UpstreamStatus {
