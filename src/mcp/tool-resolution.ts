@@ -51,13 +51,6 @@ export function originOf(f: CatalogResolved): ItemOrigin {
 }
 
 export class ToolResolution implements Resolved {
-  readonly judge = 'call' as const;
-  readonly target: CallTarget;
-  readonly upstream: Upstream;
-  readonly readsResult: boolean;
-  readonly paramValues?: Readonly<Record<string, HeaderParamValue>>;
-  readonly filled?: Readonly<Record<string, 'fixed' | 'default'>>;
-  readonly precheck?: GatewayError;
   #listed: { list: ListKind; item: JsonObject; origin: ItemOrigin } | undefined;
   #unknown: GatewayError | undefined;
 
@@ -67,14 +60,36 @@ export class ToolResolution implements Resolved {
     private readonly f: CatalogResolved,
     /** false once refreshed: the sequence retries once. */
     private readonly refreshable = true,
-  ) {
-    this.target = c.target;
-    this.upstream = f.upstream;
-    const overlay = f.overlay?.overlay;
-    this.readsResult = (ctx.config.validation.outputs !== 'off' && isJsonObject(f.item.outputSchema)) || (overlay?.kind === 'tools' && overlay.outputNote !== undefined);
-    if (c.paramValues) this.paramValues = c.paramValues;
-    if (c.filled) this.filled = c.filled;
-    if (c.precheck) this.precheck = c.precheck;
+  ) {}
+
+  // What the sequence reads of the call and its catalog entry, read where it is kept.
+  get judge(): 'call' {
+    return 'call';
+  }
+
+  get target(): CallTarget {
+    return this.c.target;
+  }
+
+  get upstream(): Upstream {
+    return this.f.upstream;
+  }
+
+  get paramValues(): Readonly<Record<string, HeaderParamValue>> | undefined {
+    return this.c.paramValues;
+  }
+
+  get filled(): Readonly<Record<string, 'fixed' | 'default'>> | undefined {
+    return this.c.filled;
+  }
+
+  get precheck(): GatewayError | undefined {
+    return this.c.precheck;
+  }
+
+  get readsResult(): boolean {
+    const overlay = this.f.overlay?.overlay;
+    return (this.ctx.config.validation.outputs !== 'off' && isJsonObject(this.f.item.outputSchema)) || (overlay?.kind === 'tools' && overlay.outputNote !== undefined);
   }
 
   get listed(): { list: ListKind; item: JsonObject; origin: ItemOrigin } {

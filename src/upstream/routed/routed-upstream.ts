@@ -21,6 +21,7 @@ import type { Logger } from '../../telemetry/logger.ts';
 import { loggableUrl } from '../http/failure-text.ts';
 import { HttpUpstream } from '../http/http-upstream.ts';
 import { chooseTarget } from './route-match.ts';
+import type { Era } from '../../protocol/versions.ts';
 import type { Upstream, UpstreamEvent, UpstreamIdentity, UpstreamRequest, UpstreamState, UpstreamStatus } from '../upstream.ts';
 
 // Values come from clients; keep messages and log lines bounded.
@@ -101,13 +102,17 @@ export class RoutedUpstream implements Upstream {
     return err({ kind: 'invalid_params', message: `Upstream "${this.name}" cannot route on ${this.header}: ${decoded.error}` });
   }
 
+  knownEra(): Era | undefined {
+    return this.listSource.knownEra();
+  }
+
   status(): UpstreamStatus {
     const lastError = this.describeDown();
     return {
       name: this.name,
       transport: 'http',
       state: this.state,
-      era: this.listSource.status().era,
+      era: this.listSource.knownEra(),
       since: this.since,
       ...(lastError ? { lastError } : {}),
     };
