@@ -11,8 +11,8 @@ import { stringify } from 'yaml';
 import { freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitFor, type Pinning } from './child-processes.ts';
 import { observabilityOff } from './gateway-features.ts';
 
-/** A Streamable HTTP upstream (`url`) or a stdio one (`command` + `args`). */
-export type GatewayUpstream = { name: string; url: string } | { name: string; command: string; args: readonly string[] };
+/** A Streamable HTTP upstream (`url`, and its `timeout` when not the default) or a stdio one (`command` + `args`). */
+export type GatewayUpstream = { name: string; url: string; timeout?: string } | { name: string; command: string; args: readonly string[] };
 
 export interface GatewayOptions {
   upstreams: readonly GatewayUpstream[];
@@ -58,7 +58,7 @@ export async function startGateway(pinning: Pinning, tmpDir: string, opts: Gatew
       ...(opts.pageSize ? { limits: { pageSize: opts.pageSize } } : {}),
       ...observabilityOff(),
       ...opts.config,
-      upstreams: opts.upstreams.map((u) => ('url' in u ? { name: u.name, url: u.url } : { name: u.name, command: u.command, args: [...u.args] })),
+      upstreams: opts.upstreams.map((u) => ('url' in u ? { name: u.name, url: u.url, ...(u.timeout ? { timeout: u.timeout } : {}) } : { name: u.name, command: u.command, args: [...u.args] })),
     }),
   );
   await opts.beforeStart?.(configFile);
