@@ -54,7 +54,7 @@ await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
 const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
 
 const gateway = await startGateway({ taskset: undefined }, mkdtempSync(join(tmpdir(), 'refusal-cost-')), {
-  // The CAP held calls must outlast every phase (about 40 s at the default 5 s), not the default 30 s timeout.
+  // The CAP held calls must outlast every phase (about a minute at the default 5 s each), past the default 30 s timeout.
   upstreams: [{ name: 'up', url: upstreamUrl, timeout: '10m' }],
   ...(profileDir ? { profileDir } : {}),
   config: { limits: { maxConcurrentRequests: CAP }, ...(audit ? { audit: { dir: mkdtempSync(join(tmpdir(), 'refusal-cost-audit-')) } } : {}) },
