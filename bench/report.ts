@@ -83,6 +83,7 @@ export const TARGETS: readonly Target[] = [
   { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse (yardstick, no target in the issue)', metric: 'mergedPeer.hubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
   { label: 'merged, 5 stdio servers: mcp-hub CPU per call ÷ Gatehouse, raw clients (yardstick)', metric: 'mergedPeer.rawHubCpuOverGatehouse', op: '>=', threshold: 1, unit: '×' },
   { label: 'overload at 3× capacity: refusal p99 ÷ accepted p99 at half capacity', metric: 'overload.refusedP99Ratio', op: '<=', threshold: 1, unit: '×' },
+  { label: 'overload at 3× capacity: a bare node:http 503 beside the busy upstream, its p99 ÷ accepted p99 at half capacity (yardstick)', metric: 'overload.bareRefusalP99Ratio', op: '<=', threshold: 1, unit: '×' },
   // Issue 16. "No measurable cost to a call" is read as gateway CPU per call within 5 % of the
   // gateway without servers or overlays (about the spread of two identical arms).
   { label: '20 servers + 200 overlays: CPU per call to an overlaid tool ÷ no overlays', metric: 'serversOverlays.overlaidCallCpuRatio', op: '<=', threshold: 1.05, unit: '×' },

@@ -10,14 +10,13 @@
 // every request with the same 503 body, in its own process, at the same rates.
 //   node --import tsx bench/probes/refusal-cost.ts [seconds] [--profile DIR] [--audit]
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { freePort, stopProcess, waitForHttp } from '../harness/child-processes.ts';
+import { startBareRefusal } from '../harness/bare-refusal.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { buildRequest, type WireRequest } from '../harness/mcp-wire.ts';
 import { cpuMicros } from '../harness/proc-stats.ts';
@@ -116,15 +115,6 @@ async function pacedRefusals(url: string, pid: number, rate: number): Promise<nu
   return used / total;
 }
 
-/** The least a Node.js server can spend on a refusal: node:http, the same 503 text, nothing else. */
-async function startFloor(body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const port = await freePort();
-  const source = `const b=${JSON.stringify(body)};require('node:http').createServer((q,s)=>{s.writeHead(503,{'content-type':'application/json','retry-after':'1','content-length':Buffer.byteLength(b)});s.end(b)}).listen(${port},'127.0.0.1')`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: 'ignore' });
-  await waitForHttp('refusal floor', port, child);
-  return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop: () => stopProcess(child) };
-}
-
 try {
   await load(CAP);
   const accepted = await load(CAP);
@@ -142,7 +132,7 @@ try {
   if (!profileDir) {
     const sample = buildRequest(echo, nextId++);
     const refusalText = await (await fetch(gateway.url, { method: 'POST', headers: sample.headers, body: sample.body })).text();
-    const floor = await startFloor(refusalText);
+    const floor = await startBareRefusal({ taskset: undefined }, 0, refusalText);
     try {
       await load(CONNECTIONS, floor);
       const bare = await load(CONNECTIONS, floor);

@@ -16,9 +16,18 @@
 // yardstick. "The rest are refused fast": a refusal's p99 against the half-capacity p99, both
 // from due time. A refusal also costs the gateway CPU on the core it shares with the upstream,
 // so gateway CPU per accepted call and accepted throughput are shown for each arm.
+//
+// Yardstick for "refused fast" (bare-refusal.ts): each round, a bare node:http server that
+// answers every request with a 503 and nothing else, on the same CPU as server-everything,
+// paced at the rate the gateway refused in that round's 3× arm, while a second load generator
+// keeps server-everything answering a closed loop of CAP, as the admitted calls keep it busy
+// under overload. Its refusal p99 against the same half-capacity p99 is what the layout allows
+// any Node.js server that shares its core with a busy upstream.
+import { startBareRefusal } from '../harness/bare-refusal.ts';
+import { SERVER_CPU } from '../harness/child-processes.ts';
 import { startGateway } from '../harness/gateway-process.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
-import { runFailure, type LoadGenerator, type LoadResult, type LoadSpec } from '../harness/load-generator.ts';
+import { LoadGenerator, runFailure, type LoadResult, type LoadSpec } from '../harness/load-generator.ts';
 import type { WireRequest } from '../harness/mcp-wire.ts';
 import { cpuMicros } from '../harness/proc-stats.ts';
 import { median } from '../harness/statistics.ts';
@@ -34,6 +43,8 @@ const WITHIN_SHARE = 0.5;
 const OVERLOAD = 3;
 /** Requests the open-loop client keeps in flight at most: well above CAP, so the excess arrives. */
 const OFFERED_CONNECTIONS = 96;
+/** Seconds of the yardstick per round: its p99 over thousands of refusals, in a scenario the full run must keep short. */
+const BARE_SEC = 2;
 
 interface Measured {
   load: LoadResult;
@@ -89,25 +100,49 @@ export const overload: Scenario = {
       const closed = (durationSec: number): LoadSpec => ({ url: gateway.url, connections: CAP, durationSec, request, closedLoop: true });
       const paced = (rate: number, durationSec: number): LoadSpec => ({ url: gateway.url, connections: OFFERED_CONNECTIONS, durationSec, request, pacedRate: rate, shed: true });
       const run = (spec: LoadSpec): Promise<Measured> => measure(ctx.gen, gateway.pid, spec);
+      // The yardstick's two parts: the bare refusal server beside the upstream, and a second
+      // client for the upstream's own closed loop (the first one paces the refusals).
+      const bare = await startBareRefusal(ctx.pinning, SERVER_CPU);
+      stoppers.push(bare.stop);
+      const busyGen = LoadGenerator.start(ctx.pinning);
+      stoppers.push(() => busyGen.close());
+      const busy: LoadSpec = { url: everything.url, connections: CAP, durationSec: BARE_SEC, request: { kind: 'tools/call', era: 'legacy', sessionId: await openLegacySession(everything.url), tool: 'echo' }, closedLoop: true };
+      /** Bare refusals paced at `rate` for `durationSec` while the upstream answers its closed loop. */
+      const bareRun = async (rate: number, durationSec: number): Promise<{ refusals: LoadResult; upstream: LoadResult; upstreamShare: number }> => {
+        const before = cpuMicros(everything.pid);
+        const started = performance.now();
+        const [refusals, upstream] = await Promise.all([
+          ctx.gen.run({ url: bare.url, connections: OFFERED_CONNECTIONS, durationSec, request, pacedRate: rate, shed: true }),
+          // A little longer than the refusals, so that the upstream is busy until their end.
+          busyGen.run({ ...busy, durationSec: durationSec + 0.5 }),
+        ]);
+        return { refusals, upstream, upstreamShare: (cpuMicros(everything.pid) - before) / ((performance.now() - started) * 1000) };
+      };
       // Warm-up: both kinds of load once (refusals are a path of their own for the JIT).
       const warm = await run(closed(ctx.plan.warmupSec));
       await run(paced(warm.load.rps * OVERLOAD, ctx.plan.warmupSec));
+      await bareRun(warm.load.rps * OVERLOAD, 1);
       const atCap: Measured[] = [];
       const within: Measured[] = [];
       const over: Measured[] = [];
+      const bareRounds: Awaited<ReturnType<typeof bareRun>>[] = [];
       for (let r = 1; r <= ctx.plan.rounds; r++) {
         // Each round's paced rates are shares of the throughput measured just before them: the
         // machine drifts, and 3× an old figure may be 1.5× the present one.
         const c = await run(closed(seconds));
         const w = await run(paced(c.load.rps * WITHIN_SHARE, seconds));
         const o = await run(paced(c.load.rps * OVERLOAD, seconds));
+        // The yardstick at the rate this round's gateway refused.
+        const b = await bareRun(Math.max(1, (o.load.refused ?? 0) / o.load.elapsedSec), BARE_SEC);
         atCap.push(c);
         within.push(w);
         over.push(o);
+        bareRounds.push(b);
         const ms = (v: number | undefined): string => `${(v ?? Number.NaN).toFixed(1)} ms`;
         ctx.log(
           `  round ${r}/${ctx.plan.rounds}: closed ${c.load.rps.toFixed(0)}/s p99 ${ms(c.load.latencyMs.p99)}; ${WITHIN_SHARE}× p99 ${ms(w.load.latencyMs.p99)}; ` +
-            `${OVERLOAD}× ${o.load.rps.toFixed(0)} accepted/s p99 ${ms(o.load.latencyMs.p99)} (from sending ${ms(o.load.sentLatencyMs?.p99)}), ${o.load.refused ?? 0} shed p99 ${ms(o.load.refusedLatencyMs?.p99)}; gateway CPU ${(100 * o.gatewayShare).toFixed(0)} % of a core`,
+            `${OVERLOAD}× ${o.load.rps.toFixed(0)} accepted/s p99 ${ms(o.load.latencyMs.p99)} (from sending ${ms(o.load.sentLatencyMs?.p99)}), ${o.load.refused ?? 0} shed p99 ${ms(o.load.refusedLatencyMs?.p99)}; gateway CPU ${(100 * o.gatewayShare).toFixed(0)} % of a core; ` +
+            `bare 503 beside the busy upstream: ${b.refusals.refused ?? 0} p99 ${ms(b.refusals.refusedLatencyMs?.p99)}`,
         );
       }
       const overLoads = over.map((m) => m.load);
@@ -120,9 +155,12 @@ export const overload: Scenario = {
       const paired = (f: (i: number) => number): number => median(over.map((_, i) => f(i)));
       const acceptedP99Ratio = paired((i) => (over[i]!.load.sentLatencyMs?.p99 ?? Number.NaN) / atCap[i]!.load.latencyMs.p99);
       const refusedP99Ratio = paired((i) => (over[i]!.load.refusedLatencyMs?.p99 ?? Number.NaN) / within[i]!.load.latencyMs.p99);
+      const bareP99Ratio = paired((i) => (bareRounds[i]!.refusals.refusedLatencyMs?.p99 ?? Number.NaN) / within[i]!.load.latencyMs.p99);
+      const bareRefused = bareRounds.reduce((n, b) => n + (b.refusals.refused ?? 0), 0);
+      const bareSec = bareRounds.reduce((t, b) => t + b.refusals.elapsedSec, 0);
       const acceptedP99VsHalf = paired((i) => over[i]!.load.latencyMs.p99 / within[i]!.load.latencyMs.p99);
       const offeredRatio = paired((i) => ((over[i]!.load.completed + (over[i]!.load.refused ?? 0)) / over[i]!.load.elapsedSec) / atCap[i]!.load.rps);
-      const failed = [...atCap, ...within, ...over].map((m) => runFailure(m.load)).find((f) => f !== undefined);
+      const failed = [...[...atCap, ...within, ...over].map((m) => runFailure(m.load)), ...bareRounds.map((b) => bareFailure(b.refusals, b.upstream))].find((f) => f !== undefined);
       const ms = (f: (m: Measured) => number | undefined): number => med(over, f);
       return {
         id: ID,
@@ -143,21 +181,42 @@ export const overload: Scenario = {
             p99Ms: ms((m) => m.load.refusedLatencyMs?.p99),
             note: `${((100 * refused) / Math.max(1, offered)).toFixed(0)} % of offered`,
           },
+          {
+            label: `yardstick: bare node:http 503 beside the busy upstream`,
+            rps: bareRefused / bareSec,
+            p50Ms: median(bareRounds.map((b) => b.refusals.refusedLatencyMs?.p50 ?? Number.NaN)),
+            p99Ms: median(bareRounds.map((b) => b.refusals.refusedLatencyMs?.p99 ?? Number.NaN)),
+            note:
+              `paced at the rate each round's ${OVERLOAD}× arm refused, on the upstream's CPU, while server-everything answered a closed loop of ${CAP} ` +
+              `(${median(bareRounds.map((b) => b.upstream.rps)).toFixed(0)}/s, ${(100 * median(bareRounds.map((b) => b.upstreamShare))).toFixed(0)} % of a core); client's send lag p99 ` +
+              `${median(bareRounds.map((b) => b.refusals.sendLagMs?.p99 ?? Number.NaN)).toFixed(1)} ms`,
+          },
         ],
         metrics: {
           capacityRps: med(atCap, (m) => m.load.rps),
           acceptedP99Ratio,
           acceptedP99VsHalf,
           refusedP99Ratio,
+          bareRefusalP99Ratio: bareP99Ratio,
           goodputRatio: paired((i) => over[i]!.load.rps / atCap[i]!.load.rps),
           shedShare: refused / Math.max(1, offered),
           offeredRatio,
         },
         ...(failed ? { failed } : {}),
-        details: { rounds: atCap.map((c, i) => ({ closed: c, within: within[i], over: over[i] })) },
+        details: { rounds: atCap.map((c, i) => ({ closed: c, within: within[i], over: over[i], bare: bareRounds[i] })) },
       };
     } finally {
       await stopAll(stoppers);
     }
   },
 };
+
+/** The yardstick counts only when every reply was the bare server's 503 and the upstream's
+ * closed loop was answered correctly throughout. */
+function bareFailure(refusals: LoadResult, upstream: LoadResult): string | undefined {
+  if (refusals.completed > 0 || refusals.errors > 0 || refusals.timeouts > 0 || (refusals.refused ?? 0) === 0) {
+    return `bare refusal server: ${refusals.completed} replies that were not its 503, ${refusals.errors} errors, ${refusals.timeouts} timeouts, ${refusals.refused ?? 0} refusals`;
+  }
+  const busy = runFailure(upstream);
+  return busy === undefined ? undefined : `server-everything beside the bare refusal server: ${busy}`;
+}
