@@ -182,7 +182,7 @@ export const overload: Scenario = {
             note: `${((100 * refused) / Math.max(1, offered)).toFixed(0)} % of offered`,
           },
           {
-            label: `yardstick: bare node:http 503 beside the busy upstream`,
+            label: 'yardstick: bare node:http 503 beside the busy upstream',
             rps: bareRefused / bareSec,
             p50Ms: median(bareRounds.map((b) => b.refusals.refusedLatencyMs?.p50 ?? Number.NaN)),
             p99Ms: median(bareRounds.map((b) => b.refusals.refusedLatencyMs?.p99 ?? Number.NaN)),
