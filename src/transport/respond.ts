@@ -22,7 +22,7 @@ import type { HttpReply, TextReply } from '../http/http-io.ts';
 import { retryAfterHeader } from '../http/replies.ts';
 import { relaysToClient } from './request-notifications.ts';
 import { SseStream } from './sse-stream.ts';
-import type { Cancellation } from '../protocol/cancellation.ts';
+import { withSignal, type Cancellation } from '../protocol/cancellation.ts';
 import type { ReplayBuffers } from './sse-replay.ts';
 import { ClientRelay, type RelayHost, type RelayReply } from './client-relay.ts';
 import { DelayLine, type DelayedCall } from './delay-line.ts';
@@ -106,7 +106,7 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal' 
   const observation = opts.observation;
   // Built field by field: no spreads of the call on the per-request path. Frozen in spirit
   // once built: nothing after this line writes to it.
-  const full: { -readonly [K in keyof Call]: Call[K] } = {
+  const full: { -readonly [K in keyof Omit<Call, 'signal'>]: Call[K] } & { cancellation: Cancellation } = {
     era: call.era,
     id: call.id,
     method: call.method,
@@ -118,10 +118,6 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal' 
     headers: call.headers,
     notify: exchange.notify,
     cancellation: opts.abort,
-    // Made on first read only (Cancellation): most calls never need an AbortSignal.
-    get signal() {
-      return opts.abort.signal;
-    },
   };
   if (call.clientInfo) full.clientInfo = call.clientInfo;
   if (call.sessionId !== undefined) full.sessionId = call.sessionId;
@@ -133,7 +129,9 @@ export function dispatch(gateway: Gateway, call: Omit<Call, 'notify' | 'signal' 
     full.requestId = observation.requestId;
     full.span = observation.span;
   }
-  exchange.run(gateway, full).catch((e: unknown) => exchange.failed(full, e));
+  // The AbortSignal is made on first read only (Cancellation): most calls never need one.
+  const dispatched = withSignal(full);
+  exchange.run(gateway, dispatched).catch((e: unknown) => exchange.failed(dispatched, e));
   return exchange.response;
 }
 
