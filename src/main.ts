@@ -18,6 +18,7 @@ async function main(argv: string[]): Promise<number> {
   if (helpRequested(argv) && helpTopic(argv) !== undefined) return printHelp(argv);
   switch (command) {
     case 'serve':
+      (await import('./cli/heap-tuning.ts')).tuneHeap();
       return (await import('./cli/serve.ts')).serveCommand(rest);
     case 'config':
       return (await import('./cli/config-command.ts')).configCommand(rest);
