@@ -9,16 +9,19 @@
 // it. Promoted bytes are what later full collections must mark, and scavenge pauses grow with
 // what survives them, which is what the p99s of the latency targets feel. For comparison, a
 // bare node:http server answering the same calls promotes almost nothing per scavenge.
-//   node --import tsx bench/probes/young-gc.ts [seconds] [--era modern|legacy] [--connections N] [--pad BYTES] [--baseline DIR]
+//   node --import tsx bench/probes/young-gc.ts [seconds] [--era modern|legacy] [--connections N] [--pad BYTES] [--policy] [--baseline DIR]
 // `--pad` makes each result that many bytes longer (to see whether the result text outlives
-// its call); `--baseline DIR` runs another built checkout's gateway the same way, after this one.
+// its call); `--policy` runs the gateway of target 1's second arm instead of a plain one (an API
+// key, the 10-rule bench policy, metrics and audit `durability: batch`); `--baseline DIR` runs
+// another built checkout's gateway the same way, after this one.
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { detectPinning, freePort, SERVER_CPU, spawnPinned, stderrTail, stopProcess, waitFor } from '../harness/child-processes.ts';
-import { observabilityOff } from '../harness/gateway-features.ts';
+import { writeSmallPolicy } from '../harness/bench-policies.ts';
+import { API_KEY_HEADERS, identityConfig, observabilityOff, observabilityOn, policyConfig } from '../harness/gateway-features.ts';
 import { startJsonUpstream } from '../harness/json-upstream.ts';
 import { openLegacySession } from '../harness/legacy-session.ts';
 import { LoadGenerator, runFailure } from '../harness/load-generator.ts';
@@ -38,6 +41,7 @@ const era = flag('--era') ?? 'modern';
 const connections = Number(flag('--connections') ?? 8);
 const pad = Number(flag('--pad') ?? 0);
 const baseline = flag('--baseline');
+const withPolicy = args.includes('--policy');
 if (era !== 'modern' && era !== 'legacy') throw new Error(`--era ${era}: modern or legacy`);
 if (!(connections >= 1 && connections <= 64)) throw new Error(`--connections ${connections}: 1 to 64`);
 if (!(pad >= 0 && pad <= 1_000_000)) throw new Error(`--pad ${pad}: 0 to 1000000 bytes`);
@@ -76,7 +80,10 @@ try {
   for (const arm of arms) {
     const port = await freePort();
     const configFile = join(tmpDir, `gatehouse-${port}.yaml`);
-    writeFileSync(configFile, stringify({ listen: { host: '127.0.0.1', port }, ...observabilityOff(), upstreams: [{ name: 'everything', url: upstream.url }] }));
+    const features = withPolicy
+      ? { ...identityConfig(), ...policyConfig(writeSmallPolicy(join(tmpDir, `policy-${port}`)).dir), ...observabilityOn(join(tmpDir, `audit-${port}`), '5ms').config }
+      : observabilityOff();
+    writeFileSync(configFile, stringify({ listen: { host: '127.0.0.1', port }, ...features, upstreams: [{ name: 'everything', url: upstream.url }] }));
     const traceFile = join(tmpDir, `gc-${port}.log`);
     const traceFd = openSync(traceFile, 'w');
     // The trace goes to stdout, which is this file: the gateway serves HTTP here, not stdio.
@@ -90,7 +97,11 @@ try {
     try {
       await waitFor('gatehouse', async () => (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) })).ok, child, 30_000);
       const url = `http://127.0.0.1:${port}/mcp`;
-      const request: WireRequest = era === 'legacy' ? { kind: 'tools/call', era, sessionId: await openLegacySession(url), tool: 'everything__echo' } : { kind: 'tools/call', era, tool: 'everything__echo' };
+      const headers = withPolicy ? API_KEY_HEADERS : {};
+      const request: WireRequest =
+        era === 'legacy'
+          ? { kind: 'tools/call', era, sessionId: await openLegacySession(url, 'gatehouse-bench', headers), tool: 'everything__echo', headers }
+          : { kind: 'tools/call', era, tool: 'everything__echo', headers };
       await gen.run({ url, connections, durationSec: WARMUP_SEC, request });
       const from = readFileSync(traceFile, 'utf8').length;
       const load = await gen.run({ url, connections, durationSec: seconds, request });
@@ -101,7 +112,7 @@ try {
       const promoted = sum(gc.promotedBytes);
       process.stdout.write(
         [
-          `${arm.label} (${era}, ${connections} connections, results padded by ${pad} bytes):`,
+          `${arm.label} (${withPolicy ? 'API key + policy + metrics + audit batch' : 'plain'}, ${era}, ${connections} connections, results padded by ${pad} bytes):`,
           `  ${load.completed} calls in ${seconds} s, ${gc.count} scavenges, ${gc.fullGcs} full collections`,
           `  promoted: ${(promoted / gc.count / 1024).toFixed(0)} KB per scavenge, ${(promoted / load.completed).toFixed(0)} bytes per call`,
           `  scavenge pause: mean ${(sum(gc.pausesMs) / gc.count).toFixed(2)} ms, max ${Math.max(...gc.pausesMs).toFixed(2)} ms`,
