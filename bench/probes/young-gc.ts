@@ -35,7 +35,9 @@ const flag = (name: string): string | undefined => {
   const at = args.indexOf(name);
   return at === -1 ? undefined : args[at + 1];
 };
-const seconds = Number(args.find((a, i) => /^\d+$/.test(a) && !args[i - 1]?.startsWith('--')) ?? 6);
+/** The options that take a value; any other bare number is the seconds. */
+const VALUED = new Set(['--era', '--connections', '--pad', '--baseline']);
+const seconds = Number(args.find((a, i) => /^\d+$/.test(a) && !VALUED.has(args[i - 1] ?? '')) ?? 6);
 if (!(seconds >= 1 && seconds <= 120)) throw new Error(`seconds ${seconds}: 1 to 120`);
 const era = flag('--era') ?? 'modern';
 const connections = Number(flag('--connections') ?? 8);
